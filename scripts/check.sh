@@ -1,0 +1,80 @@
+#!/bin/bash
+# make check: every test. Stages:
+#   1. harness self-tests (the log parser and verdicts on recorded logs)
+#   2. the series applies to the pinned base with git am
+#   3. per target (ARCH:FLAVOR): kernel, kselftests, initramfs, boot, verdict
+#   4. a table per arch and suite, then "N passed, N failed, N skipped"
+# CHECK_TARGETS overrides the targets, e.g. CHECK_TARGETS=x86_64:tests.
+. "$(dirname "$0")/lib.sh"
+
+TARGETS=${CHECK_TARGETS:-x86_64:tests arm64:tests x86_64:debug}
+RESULTS=$BUILD/results.tsv
+PROBLEMS=$BUILD/problems.txt
+
+prepare_arch() {
+	local arch=$1 flavor=$2
+	"$TOP/scripts/kernel.sh" "$arch" "$flavor"
+	# userland depends only on the arch; the tests flavour provides headers
+	[ -d "$(objdir "$arch" tests)/usr/include" ] || "$TOP/scripts/kernel.sh" "$arch" tests
+	if [ -z "${userland_done[$arch]:-}" ]; then
+		"$TOP/scripts/selftests.sh" "$arch"
+		"$TOP/scripts/examples.sh" "$arch"
+		"$TOP/scripts/initramfs.sh" "$arch"
+		userland_done[$arch]=1
+	fi
+}
+
+run_target() {
+	local arch=$1 flavor=$2 log expected timeout=600
+	[ "$flavor" = debug ] && timeout=1200
+	prepare_arch "$arch" "$flavor"
+	TIMEOUT=${TIMEOUT:-$timeout} "$TOP/scripts/vm.sh" "$arch" "$flavor" check
+	log=$BUILD/logs/$arch-$flavor-check.log
+	expected=$(wc -l <"$BUILD/kselftest/$arch/kselftest-list.txt")
+	if ! "$TOP/scripts/verdict.sh" --tests "$log" "$arch-$flavor" "$expected" \
+		>>"$RESULTS" 2>>"$PROBLEMS"; then
+		say "$arch-$flavor: FAILED (console log: ${log#"$TOP"/})"
+		return 1
+	fi
+	say "$arch-$flavor: all tests passed"
+}
+
+print_table() {
+	local p=0 f=0 s=0 label suite np nf ns
+	printf '\n%-16s %-12s %7s %7s %7s\n' TARGET SUITE PASSED FAILED SKIPPED
+	while IFS=$'\t' read -r label suite np nf ns; do
+		printf '%-16s %-12s %7d %7d %7d\n' "$label" "$suite" "$np" "$nf" "$ns"
+		p=$((p + np)) f=$((f + nf)) s=$((s + ns))
+	done <"$RESULTS"
+	if [ -s "$PROBLEMS" ]; then
+		echo
+		echo "Problems:"
+		sed 's/^/  /' "$PROBLEMS"
+		# a crash, hang or kernel report with every test ok still fails
+		[ "$f" -gt 0 ] || f=$(wc -l <"$PROBLEMS")
+	fi
+	echo
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ]
+}
+
+main() {
+	declare -gA userland_done=()
+	"$TOP/scripts/deps.sh"
+	say "stage 1: harness self-tests"
+	"$TOP/tests/harness/run.sh"
+	say "stage 2: applying the series to the pinned base"
+	"$TOP/scripts/tree.sh"
+	mkdir -p "$BUILD"
+	: >"$RESULTS"
+	: >"$PROBLEMS"
+	local t status=0
+	for t in $TARGETS; do
+		say "stage 3: ${t%%:*} ${t#*:}"
+		run_target "${t%%:*}" "${t#*:}" || status=1
+	done
+	print_table || status=1
+	return "$status"
+}
+
+main
