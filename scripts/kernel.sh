@@ -36,7 +36,7 @@ verify_config() {
 			esac
 			if [ "${line#CONFIG_}" != "$line" ]; then
 				grep -qxF "$line" "$O/.config" || {
-					warn "${f#"$TOP"/}: $line did not survive olddefconfig (now: $(grep -E "^(# )?$opt[= ]" "$O/.config" || echo unset))"
+					warn "${f#"$TOP"/}: $line did not survive olddefconfig (now: $(grep -E "^(# )?${opt}[= ]" "$O/.config" || echo unset))"
 					bad=1
 				}
 			else

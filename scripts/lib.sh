@@ -37,7 +37,9 @@ need_disk() {
 # Load the facts of one architecture (arch/<name>.conf) into the caller.
 load_arch() {
 	local name=$1 f=$TOP/arch/$1.conf
-	[ -f "$f" ] || die "unknown ARCH '$name': no file arch/$name.conf (have: $(cd "$TOP/arch" && ls ./*.conf | sed 's|^\./||; s|\.conf$||' | tr '\n' ' '))"
+	local known
+	known=$(find "$TOP/arch" -name '*.conf' -printf '%f\n' | sed 's/\.conf$//' | sort | tr '\n' ' ')
+	[ -f "$f" ] || die "unknown ARCH '$name': no file arch/$name.conf (known: $known)"
 	# shellcheck source=/dev/null
 	. "$f"
 	ARCH_NAME=$name

@@ -145,7 +145,12 @@ export_series() {
 		--no-numbered --no-renames --stat=80 -o "$out" base..HEAD >/dev/null
 	{
 		echo "# The series, in order; applied with 'git am' on the base in base.pin."
-		(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch 2>/dev/null | grep -v '^0000-cover-letter.patch$') || true
+		local f
+		for f in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+			if [ -f "$f" ] && [ "${f##*/}" != 0000-cover-letter.patch ]; then
+				echo "${f##*/}"
+			fi
+		done
 	} >"$out/series"
 	echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" >"$STAMP"
 	say "exported $(git -C "$TREE" rev-list --count base..HEAD) patches to patches/"
