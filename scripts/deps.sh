@@ -9,7 +9,6 @@ PKGS=(
 	kmod rsync git ccache sparse shellcheck python3 gnuplot-nox
 	qemu-system-x86 qemu-system-arm
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	busybox-static libcap-dev
 )
 
 SUDO=
@@ -29,10 +28,10 @@ fi
 
 if [ "${#missing[@]}" -gt 0 ] || [ -n "${need_update:-}" ]; then
 	say "installing: ${missing[*]:-(none, refreshing package lists)}"
-	$SUDO apt-get update -q || die "apt-get update failed: no network to Debian's archive?"
+	$SUDO apt-get update -qq || die "apt-get update failed: no network to Debian's archive?"
 	if [ "${#missing[@]}" -gt 0 ]; then
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-			--no-install-recommends "${missing[@]}" ||
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+			--no-install-recommends "${missing[@]}" >/dev/null ||
 			die "apt-get install failed for: ${missing[*]}"
 	fi
 fi
