@@ -4,7 +4,9 @@
 #   P <problem text>                              one line per problem
 #   X <exit status of the guest program, or "none">
 # A test program's nested TAP results ("# ok N ...") are counted when it
-# prints them; otherwise its runner line counts as one result.
+# prints them; otherwise its runner line counts as one result. KUnit
+# results, printed by the kernel at boot (timestamped KTAP), are counted
+# per test case in the collection "kunit".
 
 function flush_test(top_ok, top_skip,   np, nf, ns) {
 	np = nested_pass; nf = nested_fail; ns = nested_skip
@@ -24,6 +26,29 @@ function flush_test(top_ok, top_skip,   np, nf, ns) {
 BEGIN { exit_status = "none"; planned = 0; reported = 0 }
 
 { sub(/\r$/, "") }
+
+# KUnit: the kernel's own KTAP, behind printk timestamps.
+/^\[ *[0-9]+\.[0-9]+\] / {
+	body = $0
+	sub(/^\[ *[0-9]+\.[0-9]+\] /, "", body)
+	if (body ~ /^1\.\.[0-9]+$/) {
+		kunit_planned += substr(body, 4)
+	} else if (body ~ /^    # Subtest: /) {
+		ksuite = body; sub(/^    # Subtest: /, "", ksuite)
+	} else if (body ~ /^    (not )?ok [0-9]+ /) {
+		if (!("kunit" in seen)) { seen["kunit"] = 1; order[++ncoll] = "kunit" }
+		if (body ~ /^    not ok/) {
+			fail["kunit"]++
+			kname = body; sub(/^    not ok [0-9]+ /, "", kname)
+			problem[++nprob] = "failed: kunit:" ksuite "." kname
+		} else if (tolower(body) ~ /# skip/) skip["kunit"]++
+		else pass["kunit"]++
+	} else if (body ~ /^(not )?ok [0-9]+ /) {
+		kunit_reported++
+		if (body ~ /^not ok/ && !fail["kunit"])
+			problem[++nprob] = "failed: kunit suite: " body
+	}
+}
 
 # Kernel reports, only on timestamped kernel lines so that test output
 # that happens to say "BUG" cannot trip it.
@@ -69,6 +94,8 @@ END {
 		else
 			problem[++nprob] = "truncated log: the guest stopped before the tests finished"
 	}
+	if (kunit_reported < kunit_planned)
+		problem[++nprob] = sprintf("only %d of %d KUnit suites reported a result", kunit_reported, kunit_planned)
 	if (reported < planned)
 		problem[++nprob] = sprintf("only %d of %d planned tests reported a result", reported, planned)
 	if (nreports > 3)
