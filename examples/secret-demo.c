@@ -3,9 +3,13 @@
  * secret-demo: keep a key in secret memory and show what the kernel
  * refuses to do with it.
  *
- * The memory comes from memfd_secret(2): its pages are mapped only in
- * this process's page tables and are removed from the kernel's direct
- * map. The demo exits 0 when every refusal below happened as documented.
+ * The memory comes from memfd_create(MFD_SECRET) and an ioctl that picks
+ * the secrecy mode (EXCLUSIVE by default, UNCACHED with the argument
+ * "uncached"); on kernels without MFD_SECRET it falls back to
+ * memfd_secret(2). Either way the pages are mapped only in this
+ * process's page tables and are removed from the kernel's direct map.
+ * The demo exits 0 when every refusal below happened as documented, 2
+ * when the kernel has no secret memory at all.
  *
  * Build: cc -static -O2 -o secret-demo secret-demo.c
  */
@@ -15,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/memfd.h>
+#include <linux/types.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -38,14 +45,58 @@ static void expect_refused(const char *what, long ret)
 	failures++;
 }
 
-/* Open secret memory, or say why not so the caller can fall back. */
-static int open_secret(void)
-{
-	int fd = syscall(__NR_memfd_secret, O_CLOEXEC);
+#ifndef MFD_SECRET
+#define MFD_SECRET		0x0040U
+#define MFD_SECRET_EXCLUSIVE	_IO('-', 0x13)
+#define MFD_SECRET_UNCACHED	_IO('-', 0x14)
+#define MFD_SECRET_GET_MODE	_IOR('-', 0x15, __u32)
+#endif
 
+static const char *const mode_names[] = { "none", "exclusive", "uncached" };
+
+/*
+ * memfd_create(MFD_SECRET), then pick the mode. EINVAL means a kernel
+ * without MFD_SECRET, EOPNOTSUPP one with secret memory switched off:
+ * both mean "fall back".
+ */
+static int open_mfd_secret(unsigned long mode_cmd)
+{
+	int fd = memfd_create("demo-key", MFD_SECRET | MFD_CLOEXEC);
+	char *p;
+
+	if (fd < 0) {
+		printf("memfd_create(MFD_SECRET): %s, falling back\n", strerror(errno));
+		return -1;
+	}
+	/* without a mode the file cannot be mapped */
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	expect_refused("mmap() before a mode is set", p == MAP_FAILED ? -1 : 0);
+	if (ioctl(fd, mode_cmd, 0) < 0) {
+		printf("setting the mode: %s\n", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	expect_refused("a second mode ioctl", ioctl(fd, MFD_SECRET_EXCLUSIVE, 0));
+	return fd;
+}
+
+/* Open secret memory, or say why not so the caller can fall back. */
+static int open_secret(unsigned long mode_cmd)
+{
+	__u32 mode = 0;
+	int fd;
+
+	fd = open_mfd_secret(mode_cmd);
 	if (fd < 0)
-		fprintf(stderr, "secret memory unavailable: %s%s\n", strerror(errno),
-			errno == ENOSYS ? " (kernel without it, or secretmem.enable=0)" : "");
+		fd = syscall(__NR_memfd_secret, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "secret memory unavailable: %s\n", strerror(errno));
+		return -1;
+	}
+	if (ioctl(fd, MFD_SECRET_GET_MODE, &mode) == 0 && mode < 3)
+		printf("secret fd %d, mode %s\n", fd, mode_names[mode]);
+	else
+		printf("secret fd %d from memfd_secret(2)\n", fd);
 	return fd;
 }
 
@@ -74,15 +125,19 @@ static void child_reads_parent(const char *secret)
 	expect_refused("process_vm_readv() from a child", errno ? -1 : 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	unsigned long mode_cmd = MFD_SECRET_EXCLUSIVE;
 	size_t len = sysconf(_SC_PAGESIZE);
 	char buf[sizeof(key)];
 	char *secret;
 	int memfd;
 	int fd;
 
-	fd = open_secret();
+	if (argc > 1 && !strcmp(argv[1], "uncached"))
+		mode_cmd = MFD_SECRET_UNCACHED;
+	printf("what the kernel refuses to do with secret memory:\n");
+	fd = open_secret(mode_cmd);
 	if (fd < 0)
 		return 2;
 	if (ftruncate(fd, len) < 0) {
@@ -96,7 +151,6 @@ int main(void)
 	}
 	memcpy(secret, key, sizeof(key));
 	printf("secret memory at %p holds: \"%s\"\n", (void *)secret, secret);
-	printf("what the kernel refuses to do with it:\n");
 
 	expect_refused("read() on the secret fd", read(fd, buf, sizeof(buf)));
 	expect_refused("write() on the secret fd", write(fd, key, sizeof(key)));

@@ -4,10 +4,13 @@
 #   2. the series applies to the pinned base with git am
 #   3. per target (ARCH:FLAVOR): kernel, kselftests, initramfs, boot, verdict
 #   4. a table per arch and suite, then "N passed, N failed, N skipped"
-# CHECK_TARGETS overrides the targets, e.g. CHECK_TARGETS=x86_64:tests.
+# A target is ARCH:FLAVOR[:KERNEL-PARAMETER]; the parameter is added to the
+# boot command line, e.g. to check that secret memory is refused when it
+# is switched off. CHECK_TARGETS overrides the list.
 . "$(dirname "$0")/lib.sh"
 
-TARGETS=${CHECK_TARGETS:-x86_64:tests arm64:tests x86_64:debug}
+TARGETS=${CHECK_TARGETS:-x86_64:tests arm64:tests x86_64:debug \
+	x86_64:tests:secretmem.enable=0 arm64:tests:rodata=on}
 RESULTS=$BUILD/results.tsv
 PROBLEMS=$BUILD/problems.txt
 
@@ -25,25 +28,27 @@ prepare_arch() {
 }
 
 run_target() {
-	local arch=$1 flavor=$2 log expected timeout=600
+	local arch=$1 flavor=$2 param=$3 label log expected timeout=600
 	[ "$flavor" = debug ] && timeout=1200
+	label=$arch-$flavor${param:++$param}
 	prepare_arch "$arch" "$flavor"
-	TIMEOUT=${TIMEOUT:-$timeout} "$TOP/scripts/vm.sh" "$arch" "$flavor" check
-	log=$BUILD/logs/$arch-$flavor-check.log
+	LOG_TAG=${param:++$param} CMDLINE_EXTRA=$param TIMEOUT=${TIMEOUT:-$timeout} \
+		"$TOP/scripts/vm.sh" "$arch" "$flavor" check
+	log=$BUILD/logs/$label-check.log
 	expected=$(wc -l <"$BUILD/kselftest/$arch/kselftest-list.txt")
-	if ! "$TOP/scripts/verdict.sh" --tests "$log" "$arch-$flavor" "$expected" \
+	if ! "$TOP/scripts/verdict.sh" --tests "$log" "$label" "$expected" \
 		>>"$RESULTS" 2>>"$PROBLEMS"; then
-		say "$arch-$flavor: FAILED (console log: ${log#"$TOP"/})"
+		say "$label: FAILED (console log: ${log#"$TOP"/})"
 		return 1
 	fi
-	say "$arch-$flavor: all tests passed"
+	say "$label: all tests passed"
 }
 
 print_table() {
 	local p=0 f=0 s=0 label suite np nf ns
-	printf '\n%-16s %-12s %7s %7s %7s\n' TARGET SUITE PASSED FAILED SKIPPED
+	printf '\n%-34s %-10s %7s %7s %7s\n' TARGET SUITE PASSED FAILED SKIPPED
 	while IFS=$'\t' read -r label suite np nf ns; do
-		printf '%-16s %-12s %7d %7d %7d\n' "$label" "$suite" "$np" "$nf" "$ns"
+		printf '%-34s %-10s %7d %7d %7d\n' "$label" "$suite" "$np" "$nf" "$ns"
 		p=$((p + np)) f=$((f + nf)) s=$((s + ns))
 	done <"$RESULTS"
 	if [ -s "$PROBLEMS" ]; then
@@ -69,9 +74,11 @@ main() {
 	: >"$RESULTS"
 	: >"$PROBLEMS"
 	local t status=0
+	local arch flavor param
 	for t in $TARGETS; do
-		say "stage 3: ${t%%:*} ${t#*:}"
-		run_target "${t%%:*}" "${t#*:}" || status=1
+		IFS=: read -r arch flavor param <<<"$t"
+		say "stage 3: $arch $flavor${param:+ with $param}"
+		run_target "$arch" "${flavor:-tests}" "$param" || status=1
 	done
 	print_table || status=1
 	return "$status"

@@ -6,7 +6,8 @@
 #   MODE shell  an interactive shell (Ctrl-A x quits QEMU)
 # The console log is kept in build/logs/ARCH-FLAVOR-MODE.log.
 # Environment: KVM=1 (use KVM, not TCG), TIMEOUT (s), MEM (MiB), SMP,
-# CMDLINE_EXTRA (more kernel parameters), SHOW=1 (echo the console).
+# CMDLINE_EXTRA (more kernel parameters), LOG_TAG (added to the log name),
+# SHOW=1 (echo the console).
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: vm.sh ARCH FLAVOR MODE [PROG [ARGS...]]}
@@ -17,7 +18,7 @@ load_arch "$arch"
 
 KERNEL=$(objdir "$arch" "$flavor")/$KERNEL_IMAGE
 INITRD=$BUILD/initramfs/$arch.cpio
-LOG=$BUILD/logs/$arch-$flavor-$mode.log
+LOG=$BUILD/logs/$arch-$flavor${LOG_TAG:-}-$mode.log
 
 # For MODE=run: append a second archive holding the program; the kernel
 # unpacks concatenated newc archives in order.
