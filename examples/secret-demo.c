@@ -100,6 +100,20 @@ static int open_secret(unsigned long mode_cmd)
 	return fd;
 }
 
+/* Print the lines of a /proc file that start with prefix. */
+static void show_proc(const char *path, const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, strlen(prefix)))
+			printf("  %s: %s", path, line);
+	fclose(f);
+}
+
 /* A child asks the kernel to copy the secret out of its parent. */
 static void child_reads_parent(const char *secret)
 {
@@ -130,6 +144,7 @@ int main(int argc, char **argv)
 	unsigned long mode_cmd = MFD_SECRET_EXCLUSIVE;
 	size_t len = sysconf(_SC_PAGESIZE);
 	char buf[sizeof(key)];
+	char path[64];
 	char *secret;
 	int memfd;
 	int fd;
@@ -151,6 +166,9 @@ int main(int argc, char **argv)
 	}
 	memcpy(secret, key, sizeof(key));
 	printf("secret memory at %p holds: \"%s\"\n", (void *)secret, secret);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	show_proc(path, "secret_");
+	show_proc("/proc/meminfo", "SecretMem");
 
 	expect_refused("read() on the secret fd", read(fd, buf, sizeof(buf)));
 	expect_refused("write() on the secret fd", write(fd, key, sizeof(key)));

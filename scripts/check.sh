@@ -44,6 +44,20 @@ run_target() {
 	say "$label: all tests passed"
 }
 
+# Checks that need no VM; one table row each.
+host_checks() {
+	local out n
+	if out=$("$TOP/scripts/man-check.sh" 2>&1); then
+		n=$(grep -c '^ok ' <<<"$out")
+		printf 'host\tman\t%d\t0\t0\n' "$n" >>"$RESULTS"
+	else
+		printf 'host\tman\t%d\t%d\t0\n' "$(grep -c '^ok ' <<<"$out")" \
+			"$(grep -c '^FAIL ' <<<"$out")" >>"$RESULTS"
+		grep -A3 '^FAIL ' <<<"$out" | sed 's/^/host: man: /' >>"$PROBLEMS"
+		return 1
+	fi
+}
+
 print_table() {
 	local p=0 f=0 s=0 label suite np nf ns
 	printf '\n%-34s %-10s %7s %7s %7s\n' TARGET SUITE PASSED FAILED SKIPPED
@@ -74,6 +88,8 @@ main() {
 	: >"$RESULTS"
 	: >"$PROBLEMS"
 	local t status=0
+	say "stage 2b: man pages render without warnings"
+	host_checks || status=1
 	local arch flavor param
 	for t in $TARGETS; do
 		IFS=: read -r arch flavor param <<<"$t"

@@ -49,7 +49,7 @@ qemu_cmd() {
 	QEMU_ARGS=("$QEMU" -nodefaults -nographic -no-reboot "${accel[@]}"
 		-machine "$QEMU_MACHINE" -cpu "$cpu" -smp "${SMP:-2}" -m "${MEM:-1024}"
 		-kernel "$KERNEL" -initrd "$initrd" -serial stdio
-		-append "console=$CONSOLE panic=-1 loglevel=5 harness.mode=$mode $CMDLINE ${CMDLINE_EXTRA:-}")
+		-append "console=$CONSOLE panic=-1 loglevel=7 harness.mode=$mode $CMDLINE ${CMDLINE_EXTRA:-}")
 }
 
 main() {
