@@ -6,7 +6,7 @@ FLAVOR ?= tests
 S := scripts
 
 .PHONY: run check deps tree export kernel selftests initramfs userland \
-	shell vm-run harness-test clean
+	shell vm-run harness-test series-check bench clean
 
 run: deps tree
 	$(S)/kernel.sh $(ARCH) $(FLAVOR)
@@ -42,8 +42,15 @@ vm-run: kernel
 	$(MAKE) --no-print-directory userland ARCH=$(ARCH)
 	SHOW=1 $(S)/vm.sh $(ARCH) $(FLAVOR) run $(abspath $(PROG)) $(ARGS)
 
+bench: deps
+	$(S)/bench.sh
+
 harness-test:
 	tests/harness/run.sh
+
+series-check: deps tree
+	$(S)/series-check.sh
+	tests/series/run.sh
 
 clean:
 	rm -rf build

@@ -3,7 +3,8 @@
 #   1. harness self-tests (the log parser and verdicts on recorded logs)
 #   2. the series applies to the pinned base with git am
 #   3. per target (ARCH:FLAVOR): kernel, kselftests, initramfs, boot, verdict
-#   4. a table per arch and suite, then "N passed, N failed, N skipped"
+#   4. make series-check and its self-tests
+#   5. a table per arch and suite, then "N passed, N failed, N skipped"
 # A target is ARCH:FLAVOR[:KERNEL-PARAMETER]; the parameter is added to the
 # boot command line, e.g. to check that secret memory is refused when it
 # is switched off. CHECK_TARGETS overrides the list.
@@ -58,6 +59,23 @@ host_checks() {
 	fi
 }
 
+# make series-check, and its self-tests on deliberately broken patches.
+series_checks() {
+	local err=$BUILD/series-check.err rc=0 out
+	"$TOP/scripts/series-check.sh" >>"$RESULTS" 2>"$err" || rc=1
+	grep '^series: ' "$err" >>"$PROBLEMS" || true
+	grep -v '^series: ' "$err" >&2 || true
+	if out=$("$TOP/tests/series/run.sh" 2>&1); then
+		printf 'host\tseries-selftest\t%d\t0\t0\n' "$(grep -c ': caught: ' <<<"$out")" >>"$RESULTS"
+	else
+		printf 'host\tseries-selftest\t%d\t%d\t0\n' "$(grep -c ': caught: ' <<<"$out")" \
+			"$(grep -c ': NOT caught ' <<<"$out")" >>"$RESULTS"
+		grep ': NOT caught ' <<<"$out" | sed 's/^/host: /' >>"$PROBLEMS"
+		rc=1
+	fi
+	return "$rc"
+}
+
 print_table() {
 	local p=0 f=0 s=0 label suite np nf ns
 	printf '\n%-34s %-10s %7s %7s %7s\n' TARGET SUITE PASSED FAILED SKIPPED
@@ -96,7 +114,12 @@ main() {
 		say "stage 3: $arch $flavor${param:+ with $param}"
 		run_target "$arch" "${flavor:-tests}" "$param" || status=1
 	done
-	print_table || status=1
+	say "stage 4: series-check (checkpatch, bisect builds, sparse, docs, uapi)"
+	series_checks || status=1
+	print_table | tee "$BUILD/check-summary.txt" || status=1
+	# the cover letter quotes the latest summary (make export)
+	mkdir -p "$TOP/results"
+	cp "$BUILD/check-summary.txt" "$TOP/results/check-summary.txt"
 	return "$status"
 }
 

@@ -152,8 +152,39 @@ export_series() {
 			fi
 		done
 	} >"$out/series"
+	write_cover_letter "$out/0000-cover-letter.patch"
 	echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" >"$STAMP"
-	say "exported $(git -C "$TREE" rev-list --count base..HEAD) patches to patches/"
+	say "exported $(git -C "$TREE" rev-list --count base..HEAD) patches and the cover letter to patches/"
+}
+
+# The cover letter: cover-letter.in with the latest results filled in
+# (results/ holds what 'make check' and 'make bench' last reported).
+# Nothing in it depends on the time or the machine, so re-exporting an
+# unchanged series leaves it unchanged.
+write_cover_letter() {
+	local dest=$1 n check bench
+	n=$(git -C "$TREE" rev-list --count base..HEAD)
+	check=$(cat "$TOP/results/check-summary.txt" 2>/dev/null ||
+		echo "(no 'make check' summary in results/ yet)")
+	bench=$(cat "$TOP/results/bench.md" 2>/dev/null ||
+		echo "(not measured yet: 'make bench' comes with the large-page cache)")
+	{
+		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
+		echo "From: $(git -C "$TREE" log -1 --format='%an <%ae>' HEAD)"
+		awk -v n="$n" -v base="$BASE_PKG $BASE_VERSION_USED" \
+			-v check="$check" -v bench="$bench" \
+			-v shortlog="$(git -C "$TREE" shortlog base..HEAD)" \
+			-v diffstat="$(git -C "$TREE" diff --stat=72 base HEAD)" '
+			{ gsub(/@N@/, n); gsub(/@BASE@/, base) }
+			/^@CHECK@$/ { print check; next }
+			/^@BENCH@$/ { print bench; next }
+			/^@SHORTLOG@$/ { print shortlog; next }
+			/^@DIFFSTAT@$/ { print diffstat; next }
+			{ print }' "$TOP/cover-letter.in"
+		echo
+		echo "-- "
+		echo "$BASE_PKG $BASE_VERSION_USED"
+	} >"$dest"
 }
 
 main() {

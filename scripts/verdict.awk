@@ -52,7 +52,10 @@ BEGIN { exit_status = "none"; planned = 0; reported = 0 }
 
 # Kernel reports, only on timestamped kernel lines so that test output
 # that happens to say "BUG" cannot trip it.
-/\[ *[0-9]+\.[0-9]+\].*(Oops|BUG:|WARNING:|Kernel panic|kernel BUG at|KASAN|UBSAN:|general protection fault|Unable to handle kernel|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|INFO: task .* blocked|soft lockup|hard LOCKUP|rcu_sched self-detected|RCU stall)/ {
+# KASAN reports start "BUG: KASAN:", lockdep's with "WARNING:" or "INFO:";
+# informational lines such as "RCU lockdep checking is enabled" are not
+# reports.
+/\[ *[0-9]+\.[0-9]+\].*(Oops|BUG:|WARNING:|Kernel panic|kernel BUG at|UBSAN:|general protection fault|Unable to handle kernel|possible circular locking|possible recursive locking|inconsistent lock state|INFO: possible|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|INFO: task .* blocked|soft lockup|hard LOCKUP|detected stall)/ {
 	if (nreports < 3) problem[++nprob] = "kernel report: " substr($0, 1, 160)
 	nreports++
 }

@@ -26,7 +26,9 @@ initrd_with_prog() {
 	local prog=$1 stage=$BUILD/vm-run/$arch
 	shift
 	[ -f "$prog" ] || die "PROG '$prog' does not exist"
-	! readelf -l "$prog" 2>/dev/null | grep -q 'Requesting program interpreter' ||
+	local headers
+	headers=$(readelf -l "$prog" 2>/dev/null || true)
+	! grep -q 'Requesting program interpreter' <<<"$headers" ||
 		die "PROG '$prog' is dynamically linked; the guest has no libc: build it with -static"
 	rm -rf "$stage"
 	mkdir -p "$stage/root/harness"

@@ -33,7 +33,7 @@ for log in "$HERE"/logs/*.log; do
 done
 
 if command -v shellcheck >/dev/null; then
-	if shellcheck -x -P "$TOP/scripts" "$TOP"/scripts/*.sh "$TOP"/tests/harness/*.sh "$TOP"/.ci/run ; then
+	if shellcheck -x -P "$TOP/scripts" "$TOP"/scripts/*.sh "$TOP"/tests/harness/*.sh "$TOP"/tests/series/*.sh "$TOP"/.ci/run ; then
 		ok=$((ok + 1))
 	else
 		bad=$((bad + 1))

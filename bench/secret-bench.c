@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * secret-bench: what secret memory costs, per variant and size.
+ *
+ *   secret-bench KERNEL-LABEL [SIZE_MIB...]
+ *
+ * For every variant the running kernel offers (plain memfd, memfd_secret(2),
+ * MFD_SECRET EXCLUSIVE and UNCACHED) and every size (default 1 16 64 256
+ * MiB) it maps a fresh file, writes one byte per page, and unmaps it. It
+ * prints one tab-separated line per measurement, prefixed "BENCH":
+ *
+ *   arch kernel variant size_mib faults_per_sec ipis_per_page
+ *   dm_level2_splits dm_level3_splits teardown_ms
+ *
+ * ipis_per_page counts TLB shootdown IPIs from /proc/interrupts (x86's
+ * "TLB" line; "NA" where the architecture broadcasts TLB invalidations
+ * instead). The split counters are x86's direct_map_level{2,3}_splits
+ * from /proc/vmstat ("NA" elsewhere). Variants the kernel lacks are left
+ * out. Times are only comparable within one run on one machine.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/memfd.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef __NR_memfd_secret
+#define __NR_memfd_secret 447
+#endif
+#ifndef MFD_SECRET
+#define MFD_SECRET		0x0040U
+#define MFD_SECRET_EXCLUSIVE	_IO('-', 0x13)
+#define MFD_SECRET_UNCACHED	_IO('-', 0x14)
+#endif
+
+enum variant { MEMFD, MEMFD_SECRET, MFD_EXCLUSIVE, MFD_UNCACHED, NR_VARIANTS };
+
+static const char *const variant_names[] = {
+	[MEMFD]		= "memfd",
+	[MEMFD_SECRET]	= "memfd_secret",
+	[MFD_EXCLUSIVE]	= "mfd_secret_exclusive",
+	[MFD_UNCACHED]	= "mfd_secret_uncached",
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The sum over all CPUs of one /proc/interrupts line, or -1 if absent. */
+static long interrupts(const char *name)
+{
+	char line[4096];
+	long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, name, strlen(name)) || p[strlen(name)] != ':')
+			continue;
+		p += strlen(name) + 1;
+		sum = 0;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+static long vmstat(const char *name)
+{
+	char key[128];
+	long val, ret = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld", key, &val) == 2)
+		if (!strcmp(key, name))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+static int open_variant(enum variant v)
+{
+	int fd;
+
+	switch (v) {
+	case MEMFD:
+		return memfd_create("bench", MFD_CLOEXEC);
+	case MEMFD_SECRET:
+		return syscall(__NR_memfd_secret, O_CLOEXEC);
+	case MFD_EXCLUSIVE:
+	case MFD_UNCACHED:
+		fd = memfd_create("bench", MFD_SECRET | MFD_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		if (ioctl(fd, v == MFD_EXCLUSIVE ? MFD_SECRET_EXCLUSIVE :
+			  MFD_SECRET_UNCACHED, 0) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	default:
+		return -1;
+	}
+}
+
+static void print_count(long before, long after, double per)
+{
+	if (before < 0 || after < 0)
+		printf("\tNA");
+	else if (per > 0)
+		printf("\t%.4f", (after - before) / per);
+	else
+		printf("\t%ld", after - before);
+}
+
+static int measure(const char *arch, const char *kernel, enum variant v,
+		   long size_mib)
+{
+	size_t page = sysconf(_SC_PAGESIZE), len = size_mib << 20, i;
+	long tlb0, tlb1, l2_0, l2_1, l3_0, l3_1;
+	double t0, t1, t2;
+	char *p;
+	int fd;
+
+	fd = open_variant(v);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, len) < 0) {
+		close(fd);
+		return -1;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "%s %ld MiB: mmap: %s\n", variant_names[v], size_mib,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	tlb0 = interrupts("TLB");
+	l2_0 = vmstat("direct_map_level2_splits");
+	l3_0 = vmstat("direct_map_level3_splits");
+	t0 = now_ms();
+	for (i = 0; i < len; i += page)
+		p[i] = 1;
+	t1 = now_ms();
+	tlb1 = interrupts("TLB");
+	l2_1 = vmstat("direct_map_level2_splits");
+	l3_1 = vmstat("direct_map_level3_splits");
+	munmap(p, len);
+	close(fd);
+	t2 = now_ms();
+
+	printf("BENCH\t%s\t%s\t%s\t%ld\t%.0f", arch, kernel, variant_names[v],
+	       size_mib, (len / page) / ((t1 - t0) / 1e3));
+	print_count(tlb0, tlb1, (double)(len / page));
+	print_count(l2_0, l2_1, 0);
+	print_count(l3_0, l3_1, 0);
+	printf("\t%.2f\n", t2 - t1);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const long default_sizes[] = { 1, 16, 64, 256 };
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	const char *kernel = argc > 1 ? argv[1] : "unknown";
+	struct utsname u;
+	int v, i, nsizes = argc > 2 ? argc - 2 : 4;
+
+	/* secret memory is charged to RLIMIT_MEMLOCK; we measure, not limit */
+	if (setrlimit(RLIMIT_MEMLOCK, &unlimited) < 0)
+		perror("setrlimit(RLIMIT_MEMLOCK)");
+	uname(&u);
+	for (v = 0; v < NR_VARIANTS; v++) {
+		for (i = 0; i < nsizes; i++) {
+			long size = argc > 2 ? atol(argv[i + 2]) : default_sizes[i];
+
+			if (measure(!strcmp(u.machine, "aarch64") ? "arm64" : u.machine,
+				    kernel, v, size) < 0) {
+				printf("# %s not available on this kernel\n", variant_names[v]);
+				break;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,123 @@
+#!/bin/bash
+# make bench: boot the unpatched base kernel and the series kernel, one
+# after the other in one run, and run bench/secret-bench.c in each, on
+# x86_64 and arm64 (BENCH_ARCHES overrides). Writes build/bench/:
+#   results.tsv  one line per arch, kernel, variant and size
+#   results.md   the same as ratios to plain memfd on the same kernel
+#   results.png  faults/s relative to memfd, per size (gnuplot)
+# and copies results.md to results/bench.md for the cover letter.
+# Under TCG only ratios within one run mean anything.
+. "$(dirname "$0")/lib.sh"
+
+OUT=$BUILD/bench
+WT=$BUILD/series-check/src
+ARCHES=${BENCH_ARCHES:-x86_64 arm64}
+
+# The base kernel, from the base commit with the same config fragments.
+build_base_kernel() {
+	local arch=$1 o
+	load_arch "$arch"
+	o=$(objdir "$arch" base)
+	if [ ! -d "$WT" ]; then
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$WT" base
+	fi
+	git -C "$WT" checkout -q --detach base
+	mkdir -p "$o"
+	say "building the unpatched base kernel for $arch in ${o#"$TOP"/}"
+	if [ ! -f "$o/.config" ]; then
+		kbase "$o" -s tinyconfig >/dev/null
+		(cd "$o" && "$WT/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
+			"$TOP/configs/base.config" "$TOP/$CONFIG_FRAGMENT") >/dev/null
+		kbase "$o" -s olddefconfig >/dev/null
+	fi
+	run_logged "$o/build.log" kbase "$o" -j"$(nproc)" "$(basename "$KERNEL_IMAGE")" ||
+		die "the base kernel does not build for $arch (log: ${o#"$TOP"/}/build.log)"
+}
+
+kbase() {
+	local o=$1
+	shift
+	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 make -C "$WT" O="$o" ARCH="$KARCH" \
+		CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP='2000-01-01' KBUILD_BUILD_USER=harness \
+		KBUILD_BUILD_HOST=harness "$@"
+}
+
+run_bench() {
+	local arch=$1 kernel=$2 flavor=$3 bin=$OUT/secret-bench-$1
+	load_arch "$arch"
+	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Werror \
+		-isystem "$(objdir "$arch" tests)/usr/include" \
+		-o "$bin" "$TOP/bench/secret-bench.c" || die "bench/secret-bench.c does not build for $arch"
+	SMP=2 MEM=1536 TIMEOUT=${TIMEOUT:-1200} LOG_TAG=-bench \
+		"$TOP/scripts/vm.sh" "$arch" "$flavor" run "$bin" "$kernel" ||
+		die "the benchmark failed on the $kernel kernel for $arch (log: build/logs/$arch-$flavor-bench-run.log)"
+	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
+		sed -n 's/^BENCH\t//p' >>"$OUT/results.tsv"
+}
+
+# Ratios to plain memfd of the same kernel, arch and size.
+write_markdown() {
+	awk -F'\t' '
+		NR == 1 { next }
+		{ key = $1 SUBSEP $2 SUBSEP $4; if ($3 == "memfd") base[key] = $5; row[NR] = $0 }
+		END {
+			print "| arch | kernel | variant | MiB | faults/s vs memfd | TLB IPIs/page | dm level2 splits | dm level3 splits | teardown ms |"
+			print "|---|---|---|---:|---:|---:|---:|---:|---:|"
+			for (i = 2; i <= NR; i++) {
+				split(row[i], f, "\t")
+				key = f[1] SUBSEP f[2] SUBSEP f[4]
+				r = (key in base && base[key] > 0) ? sprintf("%.2f", f[5] / base[key]) : "NA"
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], r, f[6], f[7], f[8], f[9]
+			}
+		}' "$OUT/results.tsv" >"$OUT/results.md"
+}
+
+plot() {
+	command -v gnuplot >/dev/null || { warn "no gnuplot: no PNG"; return 0; }
+	awk -F'\t' 'NR > 1 && $3 == "memfd" { b[$1 $2 $4] = $5 }
+		NR > 1 { print $1 "-" $2 "-" $3, $4, (b[$1 $2 $4] > 0 ? $5 / b[$1 $2 $4] : 0) }' \
+		"$OUT/results.tsv" | sort -k1,1 -k2,2n >"$OUT/ratios.dat"
+	local series=() s
+	mapfile -t series < <(cut -d' ' -f1 "$OUT/ratios.dat" | uniq)
+	{
+		echo "set terminal png size 1000,600"
+		echo "set output '$OUT/results.png'"
+		echo "set title 'Fault-in throughput relative to plain memfd (same kernel, same run)'"
+		echo "set xlabel 'size (MiB)'; set ylabel 'faults/s / memfd faults/s'"
+		echo "set logscale x 2; set key outside right; set grid"
+		printf 'plot '
+		for s in "${series[@]}"; do
+			printf "'%s' using 2:(strcol(1) eq '%s' ? \$3 : NaN) with linespoints title '%s', " \
+				"$OUT/ratios.dat" "$s" "$s"
+		done | sed 's/, $//'
+		echo
+	} >"$OUT/plot.gp"
+	gnuplot "$OUT/plot.gp" || warn "gnuplot failed; see $OUT/plot.gp"
+}
+
+main() {
+	local arch
+	mkdir -p "$OUT"
+	printf 'arch\tkernel\tvariant\tsize_mib\tfaults_per_sec\tipis_per_page\tdm_level2_splits\tdm_level3_splits\tteardown_ms\n' \
+		>"$OUT/results.tsv"
+	"$TOP/scripts/tree.sh"
+	for arch in $ARCHES; do
+		"$TOP/scripts/kernel.sh" "$arch" tests
+		"$TOP/scripts/selftests.sh" "$arch" >/dev/null
+		"$TOP/scripts/examples.sh" "$arch" >/dev/null
+		"$TOP/scripts/initramfs.sh" "$arch" >/dev/null
+		build_base_kernel "$arch"
+		run_bench "$arch" base base
+		run_bench "$arch" series tests
+	done
+	write_markdown
+	plot
+	mkdir -p "$TOP/results"
+	cp "$OUT/results.md" "$TOP/results/bench.md"
+	cat "$OUT/results.md"
+	say "results in ${OUT#"$TOP"/}: results.tsv, results.md, results.png"
+}
+
+main
