@@ -7,6 +7,7 @@
 PKGS=(
 	build-essential flex bison bc libelf-dev libssl-dev cpio xz-utils
 	kmod rsync git ccache sparse shellcheck python3 python3-ply python3-git
+	python3-docutils
 	gnuplot-nox groff-base man-db
 	qemu-system-x86 qemu-system-arm
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross

@@ -62,6 +62,7 @@ main() {
 	[ "$mode" = run ] && initrd=$(initrd_with_prog "$@")
 	qemu_cmd "$initrd"
 	mkdir -p "$(dirname "$LOG")"
+	rm -f "$LOG"
 	if [ "$mode" = shell ]; then
 		say "booting $arch-$flavor with a shell (Ctrl-A x quits)"
 		"${QEMU_ARGS[@]}" | tee "$LOG"
