@@ -231,8 +231,10 @@ check_sparse() {
 		[ -f "$o/${c%.c}.o" ] && objs+=("${c%.c}.o")
 	done
 	[ "${#objs[@]}" -gt 0 ] || { row sparse 0 0; return; }
-	new=$(comm -13 <(warnings_at "$o" "$FROM" "${objs[@]}") \
-		<(warnings_at "$o" "${COMMITS[-1]}" "${objs[@]}"))
+	# one after the other: both use the same worktree and O= directory
+	warnings_at "$o" "$FROM" "${objs[@]}" >"$WORK/warnings-before"
+	warnings_at "$o" "${COMMITS[-1]}" "${objs[@]}" >"$WORK/warnings-after"
+	new=$(comm -13 "$WORK/warnings-before" "$WORK/warnings-after")
 	if [ -n "$new" ]; then
 		problem "W=1/sparse: new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
 		row sparse 0 1
