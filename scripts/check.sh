@@ -78,6 +78,9 @@ series_checks() {
 	local err=$BUILD/series-check.err rc=0 out
 	"$TOP/scripts/series-check.sh" >>"$RESULTS" 2>"$err" || rc=1
 	grep '^series: ' "$err" >>"$PROBLEMS" || true
+	if [ "$rc" -ne 0 ] && ! grep -q '^series: ' "$err"; then
+		echo "series: series-check stopped without saying why (see its output above)" >>"$PROBLEMS"
+	fi
 	grep -v '^series: ' "$err" >&2 || true
 	if out=$("$TOP/tests/series/run.sh" 2>&1); then
 		printf 'host\tseries-selftest\t%d\t0\t0\n' "$(grep -c ': caught: ' <<<"$out")" >>"$RESULTS"

@@ -219,7 +219,7 @@ warnings_at() {
 	shift 2
 	git -C "$WT" checkout -q --detach "$c"
 	(cd "$WT" && touch "${@/%.o/.c}")
-	kmake_in "$o" W=1 C=2 "$@" 2>&1 | grep -E 'warning:|error:' |
+	kmake_in "$o" W=1 C=2 "$@" 2>&1 | { grep -E 'warning:|error:' || true; } |
 		sed -E 's/:[0-9]+:([0-9]+:)?/:/' | sort -u
 }
 
