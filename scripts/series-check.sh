@@ -48,14 +48,16 @@ prepare_worktree() {
 }
 
 check_checkpatch() {
-	local p out n=0 f=0
+	local p out line n=0 f=0
 	# spdxcheck.py needs Debian's python3-ply and python3-git
 	for p in $(series_patches); do
 		out=$(PATH=/usr/bin:$PATH "$TREE/scripts/checkpatch.pl" --strict --terse \
 			--no-summary "$p" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
 		if [ -n "$out" ]; then
 			f=$((f + 1))
-			problem "checkpatch: ${p#"$TOP"/}: $(head -n1 <<<"$out") ($(wc -l <<<"$out") in all)"
+			while read -r line; do
+				problem "checkpatch: ${line#"$TOP"/}"
+			done < <(head -n 5 <<<"$out")
 		else
 			n=$((n + 1))
 		fi

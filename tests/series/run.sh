@@ -9,6 +9,7 @@ TOP=$(cd "$HERE/../.." && pwd)
 TREE=$TOP/build/linux
 SCRATCH=$TOP/build/series-selftest
 ok=0 bad=0
+caught=()
 
 # commit_on PARENT MESSAGE PATH SED-SCRIPT: a commit that edits one file
 commit_on() {
@@ -20,7 +21,8 @@ commit_on() {
 	git -C "$TREE" update-index --cacheinfo "100644,$blob,$path"
 	tree=$(git -C "$TREE" write-tree)
 	unset GIT_INDEX_FILE
-	printf '%s\n\nSigned-off-by: Self Test <self@test.invalid>\n' "$msg" |
+	# a body, so that only the defect under test is wrong with the patch
+	printf '%s\n\nA deliberately broken patch for the series-check self-tests.\nIt must be caught, with a message that names what is wrong.\nNothing else about it should be reported.\n\nSigned-off-by: Self Test <self@test.invalid>\n' "$msg" |
 		git -C "$TREE" commit-tree "$tree" -p "$parent"
 }
 
@@ -36,7 +38,8 @@ expect() {
 		"$TOP/scripts/series-check.sh" 2>&1) || rc=$?
 	if [ "$rc" -ne 0 ] && grep -q -- "$want" <<<"$out"; then
 		ok=$((ok + 1))
-		echo "series self-test '$name': caught: $(grep -m1 -- "$want" <<<"$out")"
+		caught+=("series self-test '$name': caught: $(grep -m1 -- "$want" <<<"$out")")
+		echo "${caught[-1]}"
 	else
 		bad=$((bad + 1))
 		echo "series self-test '$name': NOT caught (exit $rc); output:" >&2
@@ -47,8 +50,15 @@ expect() {
 main() {
 	[ -d "$TREE/.git" ] || { echo "series self-tests need build/linux: run 'make tree'" >&2; exit 1; }
 	mkdir -p "$SCRATCH"
-	local head ws c1 c2 hdr
+	local head ws c1 c2 hdr stamp
 	head=$(git -C "$TREE" rev-parse HEAD)
+	# a pass is kept for the same checker, tests and series
+	stamp=$(cat "$TOP/scripts/series-check.sh" "$0" <(git -C "$TREE" rev-parse "HEAD^{tree}") |
+		sha256sum | cut -d' ' -f1)
+	if [ -f "$SCRATCH/pass" ] && [ "$(head -n1 "$SCRATCH/pass")" = "$stamp" ]; then
+		tail -n +2 "$SCRATCH/pass"
+		return 0
+	fi
 
 	ws=$(commit_on "$head" "mm/secretmem: add a comment with a trailing space" \
 		mm/secretmem.c 's|^static atomic_t secretmem_users;$|& /* users */ |')
@@ -65,7 +75,8 @@ main() {
 	expect does-not-build-alone "patch 1 'mm/secretmem: call a helper" bisect:x86_64 "$head" "$c2"
 
 	echo "series self-tests: $ok ok, $bad wrong"
-	[ "$bad" -eq 0 ]
+	[ "$bad" -eq 0 ] || return 1
+	{ echo "$stamp"; printf '%s\n' "${caught[@]}"; echo "series self-tests: $ok ok (cached)"; } >"$SCRATCH/pass"
 }
 
 main
