@@ -40,7 +40,8 @@ shell: kernel
 vm-run: kernel
 	@test -n "$(PROG)" || { echo "ERROR: usage: make vm-run ARCH=$(ARCH) PROG=path/to/static-binary [ARGS=...]" >&2; exit 2; }
 	$(MAKE) --no-print-directory userland ARCH=$(ARCH)
-	SHOW=1 $(S)/vm.sh $(ARCH) $(FLAVOR) run $(abspath $(PROG)) $(ARGS)
+	@SHOW=1 $(S)/vm.sh $(ARCH) $(FLAVOR) run $(abspath $(PROG)) $(ARGS) || \
+		{ rc=$$?; echo "vm-run: $(PROG) exited with status $$rc" >&2; exit $$rc; }
 
 bench: deps
 	$(S)/bench.sh
