@@ -140,7 +140,11 @@ export_series() {
 	local out=$TOP/patches
 	mkdir -p "$out"
 	find "$out" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
+	# diff.suppressBlankEmpty: an empty context line is written empty, not
+	# as a lone space, so checkpatch finds no trailing whitespace even when
+	# it reads a tracked .patch file as a source file; git am takes both.
 	git -C "$TREE" -c core.abbrev=12 -c diff.noprefix=false -c format.signature= \
+		-c diff.suppressBlankEmpty=true \
 		format-patch -q --zero-commit --no-signature --no-cover-letter \
 		--no-numbered --no-renames --stat=80 -o "$out" base..HEAD >/dev/null
 	{
