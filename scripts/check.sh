@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 REFUSED=memfd/memfd_secret_test/refused_only_when_switched_off
-TARGETS=${CHECK_TARGETS:-x86_64:tests arm64:tests x86_64:debug \
+TARGETS=${CHECK_TARGETS:-x86_64:tests arm64:tests x86_64:debug arm64:debug \
 	x86_64:tests:secretmem.enable=0:$REFUSED arm64:tests:rodata=on:$REFUSED}
 RESULTS=$BUILD/results.tsv
 PROBLEMS=$BUILD/problems.txt
@@ -59,18 +59,28 @@ run_target() {
 	say "$label: all tests passed"
 }
 
-# Checks that need no VM; one table row each.
-host_checks() {
-	local out n
-	if out=$("$TOP/scripts/man-check.sh" 2>&1); then
-		n=$(grep -c '^ok ' <<<"$out")
-		printf 'host\tman\t%d\t0\t0\n' "$n" >>"$RESULTS"
-	else
-		printf 'host\tman\t%d\t%d\t0\n' "$(grep -c '^ok ' <<<"$out")" \
-			"$(grep -c '^FAIL ' <<<"$out")" >>"$RESULTS"
-		grep -A3 '^FAIL ' <<<"$out" | sed 's/^/host: man: /' >>"$PROBLEMS"
-		return 1
+# A check that needs no VM and prints "ok ..." and "FAIL ..." lines: one
+# table row.
+host_check() {
+	local name=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=1
+	printf 'host\t%s\t%d\t%d\t0\n' "$name" "$(grep -c '^ok ' <<<"$out")" \
+		"$(grep -c '^FAIL ' <<<"$out")" >>"$RESULTS"
+	if [ "$rc" -ne 0 ]; then
+		grep -A3 '^FAIL ' <<<"$out" | sed "s/^/host: $name: /" >>"$PROBLEMS" ||
+			echo "host: $name: failed without saying why" >>"$PROBLEMS"
 	fi
+	return "$rc"
+}
+
+# Checks that need no VM: the man page renders without warnings, and the
+# syzkaller constants match the uapi headers.
+host_checks() {
+	local rc=0
+	host_check man "$TOP/scripts/man-check.sh" || rc=1
+	host_check syzkaller-consts "$TOP/tests/syzkaller/check-consts.sh" || rc=1
+	return "$rc"
 }
 
 # make series-check, and its self-tests on deliberately broken patches.
@@ -123,7 +133,7 @@ main() {
 	: >"$RESULTS"
 	: >"$PROBLEMS"
 	local t status=0
-	say "stage 2b: man pages render without warnings"
+	say "stage 2b: man pages render without warnings; syzkaller constants"
 	host_checks || status=1
 	local arch flavor param only
 	for t in $TARGETS; do
