@@ -6,7 +6,7 @@ FLAVOR ?= tests
 S := scripts
 
 .PHONY: run check deps tree export kernel selftests initramfs userland \
-	shell vm-run harness-test series-check bench clean
+	shell vm-run harness-test series-check bench fuzz clean
 
 run: deps tree
 	$(S)/kernel.sh $(ARCH) $(FLAVOR)
@@ -45,6 +45,10 @@ vm-run: kernel
 
 bench: deps
 	$(S)/bench.sh
+
+# make fuzz [SECONDS=60] [SEED=...] [ARCH=x86_64] [FUZZ_FLAVOR=debug]
+fuzz: deps tree
+	$(S)/fuzz.sh $(ARCH) $(or $(FUZZ_FLAVOR),debug) $(or $(SEED),$(shell date +%s)) $(or $(SECONDS),60)
 
 harness-test:
 	tests/harness/run.sh

@@ -10,7 +10,7 @@
 #       one-line cause if the kernel reported a problem, hung or crashed.
 . "$(dirname "$0")/lib.sh"
 
-parse() { awk -f "$TOP/scripts/verdict.awk" "$1"; }
+parse() { awk -v mode="${2:-tests}" -f "$TOP/scripts/verdict.awk" "$1"; }
 
 tests_verdict() {
 	local log=$1 label=$2 expected=${3:-0} out bad=0 reported
@@ -44,7 +44,7 @@ tests_verdict() {
 program_verdict() {
 	local log=$1 out status problems
 	[ -f "$log" ] || die "no console log at $log"
-	out=$(parse "$log")
+	out=$(parse "$log" program)
 	problems=$(sed -n 's/^P\t//p' <<<"$out")
 	status=$(sed -n 's/^X\t//p' <<<"$out")
 	if [ -n "$problems" ]; then
