@@ -18,6 +18,13 @@
  * architecture broadcasts TLB invalidations instead. The split counters are x86's direct_map_level{2,3}_splits
  * from /proc/vmstat ("NA" elsewhere). Variants the kernel lacks are left
  * out. Times are only comparable within one run on one machine.
+ *
+ * Where the kernel has the secret memory block cache (debugfs
+ * secretmem_cache), every measurement starts once the cache has settled
+ * after the previous one, and a last line reports what the cache keeps
+ * once every secret fd is closed and the shrinkers have run:
+ *
+ *   CACHE arch kernel nodes blocks free_pages
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -116,6 +123,62 @@ static long vmstat(const char *name)
 	return ret;
 }
 
+#define CACHE_FILE "/sys/kernel/debug/secretmem_cache"
+
+/* Sum the cache's per-node lines; false if this kernel has no cache. */
+static int cache_stats(long *nodes, long *blocks, long *free, long *pending)
+{
+	long n, b, f, p, refills, failed, released;
+	char line[256];
+	FILE *fp = fopen(CACHE_FILE, "r");
+
+	if (!fp)
+		return 0;
+	*nodes = *blocks = *free = *pending = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%ld %ld %ld %ld %ld %ld %ld", &n, &b, &f, &p,
+			   &refills, &failed, &released) != 7)
+			continue;
+		++*nodes;
+		*blocks += b;
+		*free += f;
+		*pending += p;
+	}
+	fclose(fp);
+	return 1;
+}
+
+/* Wait (up to 5 s) for the cache to trim down after a teardown. */
+static void cache_settle(void)
+{
+	long nodes, blocks, free, pending;
+	struct timespec ts = { 0, 50 * 1000000L };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!cache_stats(&nodes, &blocks, &free, &pending) ||
+		    free + pending <= 512 * nodes)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void cache_report(const char *arch, const char *kernel)
+{
+	long nodes, blocks, free, pending;
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	/* 2: free slab objects, which runs every shrinker */
+	if (fd >= 0) {
+		if (write(fd, "2", 1) != 1)
+			perror("drop_caches");
+		close(fd);
+	}
+	if (cache_stats(&nodes, &blocks, &free, &pending))
+		printf("CACHE\t%s\t%s\t%ld\t%ld\t%ld\n", arch, kernel, nodes,
+		       blocks, free + pending);
+}
+
 static int open_variant(enum variant v)
 {
 	int fd;
@@ -187,6 +250,7 @@ static int measure(const char *arch, const char *kernel, enum variant v,
 	munmap(p, len);
 	close(fd);
 	t2 = now_ms();
+	cache_settle();
 
 	printf("BENCH\t%s\t%s\t%s\t%ld\t%.0f", arch, kernel, variant_names[v],
 	       size_mib, (len / page) / ((t1 - t0) / 1e3));
@@ -203,6 +267,7 @@ int main(int argc, char **argv)
 	static const long default_sizes[] = { 1, 16, 64, 256 };
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	const char *kernel = argc > 1 ? argv[1] : "unknown";
+	const char *arch;
 	struct utsname u;
 	int v, i, nsizes = argc > 2 ? argc - 2 : 4;
 
@@ -210,16 +275,17 @@ int main(int argc, char **argv)
 	if (setrlimit(RLIMIT_MEMLOCK, &unlimited) < 0)
 		perror("setrlimit(RLIMIT_MEMLOCK)");
 	uname(&u);
+	arch = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
 	for (v = 0; v < NR_VARIANTS; v++) {
 		for (i = 0; i < nsizes; i++) {
 			long size = argc > 2 ? atol(argv[i + 2]) : default_sizes[i];
 
-			if (measure(!strcmp(u.machine, "aarch64") ? "arm64" : u.machine,
-				    kernel, v, size) < 0) {
+			if (measure(arch, kernel, v, size) < 0) {
 				printf("# %s not available on this kernel\n", variant_names[v]);
 				break;
 			}
 		}
 	}
+	cache_report(arch, kernel);
 	return 0;
 }

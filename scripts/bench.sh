@@ -5,6 +5,9 @@
 #   results.tsv  one line per arch, kernel, variant and size
 #   results.md   the same as ratios to plain memfd on the same kernel
 #   results.png  faults/s relative to memfd, per size (gnuplot)
+#   cache.tsv    what the block cache keeps after close and shrink
+# results.md ends with the x86_64 targets, each PASS or FAIL; make bench
+# fails if one fails.
 # and copies results.md to results/bench.md for the cover letter.
 # Under TCG only ratios within one run mean anything.
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +18,7 @@ ARCHES=${BENCH_ARCHES:-x86_64 arm64}
 
 # The base kernel, from the base commit with the same config fragments.
 build_base_kernel() {
-	local arch=$1 o
+	local arch=$1 o want
 	load_arch "$arch"
 	o=$(objdir "$arch" base)
 	if [ ! -d "$WT" ]; then
@@ -25,11 +28,14 @@ build_base_kernel() {
 	git -C "$WT" checkout -q --detach base
 	mkdir -p "$o"
 	say "building the unpatched base kernel for $arch in ${o#"$TOP"/}"
-	if [ ! -f "$o/.config" ]; then
+	# reconfigure whenever the fragments change, as scripts/kernel.sh does
+	want=$(cat "$TOP/configs/base.config" "$TOP/$CONFIG_FRAGMENT" | sha256sum | cut -d' ' -f1)
+	if [ ! -f "$o/.config" ] || [ "$(cat "$o/.harness-config" 2>/dev/null)" != "$want" ]; then
 		kbase "$o" -s tinyconfig >/dev/null
 		(cd "$o" && "$WT/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
 			"$TOP/configs/base.config" "$TOP/$CONFIG_FRAGMENT") >/dev/null
 		kbase "$o" -s olddefconfig >/dev/null
+		echo "$want" >"$o/.harness-config"
 	fi
 	run_logged "$o/build.log" kbase "$o" -j"$(nproc)" "$(basename "$KERNEL_IMAGE")" ||
 		die "the base kernel does not build for $arch (log: ${o#"$TOP"/}/build.log)"
@@ -55,6 +61,8 @@ run_bench() {
 		die "the benchmark failed on the $kernel kernel for $arch (log: build/logs/$arch-$flavor-bench-run.log)"
 	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
 		sed -n 's/^BENCH\t//p' >>"$OUT/results.tsv"
+	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
+		sed -n 's/^CACHE\t//p' >>"$OUT/cache.tsv"
 }
 
 # Ratios to plain memfd of the same kernel, arch and size.
@@ -72,6 +80,57 @@ write_markdown() {
 				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], r, f[6], f[7], f[8], f[9]
 			}
 		}' "$OUT/results.tsv" >"$OUT/results.md"
+}
+
+# The issue's targets, on x86_64, from the series kernel of this run.
+# Writes the table to stdout; returns 1 if a target is missed.
+write_targets() {
+	awk -F'\t' -v cachefile="$OUT/cache.tsv" '
+		function verdict(ok) { if (!ok) failed = 1; return ok ? "PASS" : "FAIL" }
+		FNR == 1 { next }
+		$1 != "x86_64" { next }
+		{ key = $2 SUBSEP $4 }
+		$3 == "memfd" { memfd[key] = $5 }
+		{ row[NR] = $0 }
+		END {
+			while ((getline line < cachefile) > 0) {
+				split(line, c, "\t")
+				if (c[1] == "x86_64" && c[2] == "series") { nodes = c[3]; cached = c[5] }
+			}
+			minr = 1e9; maxipi = -1; maxl2 = -1; n = 0
+			bmin = 1e9; bmax = 0; bipi = -1; bl2 = -1
+			for (i = 1; i <= NR; i++) {
+				if (!(i in row))
+					continue
+				split(row[i], f, "\t")
+				key = f[2] SUBSEP f[4]
+				if (f[2] == "series" && f[3] != "memfd") {
+					if (f[6] != "NA" && f[6] + 0 > maxipi) maxipi = f[6] + 0
+					if (f[7] != "NA" && f[7] + 0 > maxl2) maxl2 = f[7] + 0
+				}
+				if (f[2] == "series" && f[3] == "mfd_secret_exclusive" && memfd[key] > 0) {
+					r = f[5] / memfd[key]; n++
+					if (r < minr) minr = r
+					sizes = sizes sprintf("%s%s MiB %.2fx", sizes == "" ? "" : ", ", f[4], r)
+				}
+				if (f[2] == "base" && f[3] == "memfd_secret" && memfd[key] > 0) {
+					r = f[5] / memfd[key]
+					if (r < bmin) bmin = r
+					if (r > bmax) bmax = r
+					if (f[6] != "NA" && f[6] + 0 > bipi) bipi = f[6] + 0
+					if (f[7] != "NA" && f[7] + 0 > bl2) bl2 = f[7] + 0
+				}
+			}
+			if (!n) { print "No x86_64 series measurements: no targets checked."; exit 0 }
+			print "| x86_64 target | wanted | measured | |"
+			print "|---|---|---|---|"
+			printf "| MFD_SECRET EXCLUSIVE fault throughput vs memfd | >= 0.80x | %.2fx at worst (%s) | %s |\n", minr, sizes, verdict(minr >= 0.8)
+			printf "| TLB-flush IPIs per faulted page, every secret variant | <= 1/256 (0.0039) | %.4f at worst | %s |\n", maxipi, verdict(maxipi >= 0 && maxipi <= 1 / 256)
+			printf "| direct_map_level2_splits, every secret variant | 0 | %d at worst | %s |\n", maxl2, verdict(maxl2 == 0)
+			printf "| free pages cached after close and shrink | <= 512 per node | %s on %s node(s) | %s |\n", cached == "" ? "NA" : cached, nodes == "" ? "NA" : nodes, verdict(cached != "" && cached + 0 <= 512 * nodes)
+			printf "| for comparison: memfd_secret() on the base kernel | | %.2f-%.2fx memfd, %.4f IPIs/page, %d level2 splits at worst | |\n", bmin, bmax, bipi, bl2
+			exit failed
+		}' "$OUT/results.tsv"
 }
 
 plot() {
@@ -102,6 +161,7 @@ main() {
 	mkdir -p "$OUT"
 	printf 'arch\tkernel\tvariant\tsize_mib\tfaults_per_sec\tipis_per_page\tdm_level2_splits\tdm_level3_splits\tteardown_ms\n' \
 		>"$OUT/results.tsv"
+	printf 'arch\tkernel\tnodes\tblocks\tfree_pages\n' >"$OUT/cache.tsv"
 	"$TOP/scripts/tree.sh"
 	for arch in $ARCHES; do
 		"$TOP/scripts/kernel.sh" "$arch" tests
@@ -113,11 +173,14 @@ main() {
 		run_bench "$arch" series tests
 	done
 	write_markdown
+	local targets=0
+	{ echo; write_targets; } >>"$OUT/results.md" || targets=1
 	plot
 	mkdir -p "$TOP/results"
 	cp "$OUT/results.md" "$TOP/results/bench.md"
 	cat "$OUT/results.md"
-	say "results in ${OUT#"$TOP"/}: results.tsv, results.md, results.png"
+	say "results in ${OUT#"$TOP"/}: results.tsv, results.md, results.png, cache.tsv"
+	[ "$targets" = 0 ] || die "a target in ${OUT#"$TOP"/}/results.md was missed"
 }
 
 main
