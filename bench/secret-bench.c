@@ -6,8 +6,12 @@
  *
  * For every variant the running kernel offers (plain memfd, memfd_secret(2),
  * MFD_SECRET EXCLUSIVE and UNCACHED) and every size (default 1 16 64 256
- * MiB) it maps a fresh file, writes one byte per page, and unmaps it. It
- * prints one tab-separated line per measurement, prefixed "BENCH":
+ * MiB) it maps a fresh file, writes one byte per page, and unmaps it,
+ * REPEAT (3) times, interleaving the variants so that a slow spell of the
+ * host hits all of them alike. It prints one tab-separated line per
+ * variant and size, prefixed "BENCH", with the median of the runs for
+ * the rates and times, and the counts summed over the runs per page (or
+ * per run, for the splits):
  *
  *   arch kernel variant size_mib faults_per_sec ipis_per_page
  *   dm_level2_splits dm_level3_splits teardown_ms
@@ -204,21 +208,28 @@ static int open_variant(enum variant v)
 	}
 }
 
-static void print_count(long before, long after, double per)
+#define REPEAT		3
+#define MAX_SIZES	8
+
+struct sample {
+	double faults_per_sec;
+	double teardown_ms;
+	long pages;
+	long ipis;		/* -1: not counted on this architecture */
+	long l2_splits;		/* -1: no such counter */
+	long l3_splits;
+};
+
+static long delta(long before, long after)
 {
-	if (before < 0 || after < 0)
-		printf("\tNA");
-	else if (per > 0)
-		printf("\t%.4f", (after - before) / per);
-	else
-		printf("\t%ld", after - before);
+	return before < 0 || after < 0 ? -1 : after - before;
 }
 
-static int measure(const char *arch, const char *kernel, enum variant v,
-		   long size_mib)
+/* One run: map a fresh file, touch every page, unmap it. */
+static int measure(enum variant v, long size_mib, struct sample *out)
 {
 	size_t page = sysconf(_SC_PAGESIZE), len = size_mib << 20, i;
-	long tlb0, tlb1, l2_0, l2_1, l3_0, l3_1;
+	long tlb0, l2_0, l3_0;
 	double t0, t1, t2;
 	char *p;
 	int fd;
@@ -244,47 +255,103 @@ static int measure(const char *arch, const char *kernel, enum variant v,
 	for (i = 0; i < len; i += page)
 		p[i] = 1;
 	t1 = now_ms();
-	tlb1 = tlb_ipis();
-	l2_1 = vmstat("direct_map_level2_splits");
-	l3_1 = vmstat("direct_map_level3_splits");
+	out->ipis = delta(tlb0, tlb_ipis());
+	out->l2_splits = delta(l2_0, vmstat("direct_map_level2_splits"));
+	out->l3_splits = delta(l3_0, vmstat("direct_map_level3_splits"));
 	munmap(p, len);
 	close(fd);
 	t2 = now_ms();
 	cache_settle();
 
-	printf("BENCH\t%s\t%s\t%s\t%ld\t%.0f", arch, kernel, variant_names[v],
-	       size_mib, (len / page) / ((t1 - t0) / 1e3));
-	print_count(tlb0, tlb1, (double)(len / page));
-	print_count(l2_0, l2_1, 0);
-	print_count(l3_0, l3_1, 0);
-	printf("\t%.2f\n", t2 - t1);
-	fflush(stdout);
+	out->pages = len / page;
+	out->faults_per_sec = out->pages / ((t1 - t0) / 1e3);
+	out->teardown_ms = t2 - t1;
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void print_sum(long sum, double per)
+{
+	if (sum < 0)
+		printf("\tNA");
+	else if (per > 0)
+		printf("\t%.4f", sum / per);
+	else
+		printf("\t%ld", sum);
+}
+
+/* One line: medians of the rates and times, counts summed over the runs. */
+static void report(const char *arch, const char *kernel, enum variant v,
+		   long size_mib, const struct sample *s, int n)
+{
+	long ipis = 0, pages = 0, l2 = 0, l3 = 0;
+	double fps[REPEAT], td[REPEAT];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		fps[i] = s[i].faults_per_sec;
+		td[i] = s[i].teardown_ms;
+		pages += s[i].pages;
+		ipis = ipis < 0 || s[i].ipis < 0 ? -1 : ipis + s[i].ipis;
+		l2 = l2 < 0 || s[i].l2_splits < 0 ? -1 : l2 + s[i].l2_splits;
+		l3 = l3 < 0 || s[i].l3_splits < 0 ? -1 : l3 + s[i].l3_splits;
+	}
+	printf("BENCH\t%s\t%s\t%s\t%ld\t%.0f", arch, kernel, variant_names[v],
+	       size_mib, median(fps, n));
+	print_sum(ipis, (double)pages);
+	print_sum(l2, 0);
+	print_sum(l3, 0);
+	printf("\t%.2f\n", median(td, n));
+	fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
 	static const long default_sizes[] = { 1, 16, 64, 256 };
+	static struct sample samples[NR_VARIANTS][MAX_SIZES][REPEAT];
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	const char *kernel = argc > 1 ? argv[1] : "unknown";
+	int missing[NR_VARIANTS] = { 0 };
+	long sizes[MAX_SIZES];
+	int v, i, r, nsizes;
 	const char *arch;
 	struct utsname u;
-	int v, i, nsizes = argc > 2 ? argc - 2 : 4;
 
+	nsizes = argc > 2 ? argc - 2 : 4;
+	if (nsizes > MAX_SIZES)
+		nsizes = MAX_SIZES;
+	for (i = 0; i < nsizes; i++)
+		sizes[i] = argc > 2 ? atol(argv[i + 2]) : default_sizes[i];
 	/* secret memory is charged to RLIMIT_MEMLOCK; we measure, not limit */
 	if (setrlimit(RLIMIT_MEMLOCK, &unlimited) < 0)
 		perror("setrlimit(RLIMIT_MEMLOCK)");
 	uname(&u);
 	arch = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
+	for (i = 0; i < nsizes; i++)
+		for (r = 0; r < REPEAT; r++)
+			for (v = 0; v < NR_VARIANTS; v++)
+				if (!missing[v] &&
+				    measure(v, sizes[i], &samples[v][i][r]) < 0)
+					missing[v] = 1;
 	for (v = 0; v < NR_VARIANTS; v++) {
-		for (i = 0; i < nsizes; i++) {
-			long size = argc > 2 ? atol(argv[i + 2]) : default_sizes[i];
-
-			if (measure(arch, kernel, v, size) < 0) {
-				printf("# %s not available on this kernel\n", variant_names[v]);
-				break;
-			}
+		if (missing[v]) {
+			printf("# %s not available on this kernel\n", variant_names[v]);
+			continue;
 		}
+		for (i = 0; i < nsizes; i++)
+			report(arch, kernel, v, sizes[i], samples[v][i], REPEAT);
 	}
 	cache_report(arch, kernel);
 	return 0;
