@@ -29,6 +29,11 @@
  * once every secret fd is closed and the shrinkers have run:
  *
  *   CACHE arch kernel nodes blocks free_pages
+ *
+ * and, where /proc/meminfo has DirectMap4k (x86), how much it grew at
+ * most in one run of a variant and size:
+ *
+ *   DM4K arch kernel variant size_mib kb
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -218,7 +223,25 @@ struct sample {
 	long ipis;		/* -1: not counted on this architecture */
 	long l2_splits;		/* -1: no such counter */
 	long l3_splits;
+	long dm4k_kb;		/* growth of DirectMap4k; -1: no such line */
 };
+
+/* A /proc/meminfo line in kB, -1 if absent (DirectMap* is x86's). */
+static long meminfo_kb(const char *name)
+{
+	size_t len = strlen(name);
+	char line[256];
+	long ret = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			ret = strtol(line + len + 1, NULL, 10);
+	fclose(f);
+	return ret;
+}
 
 static long delta(long before, long after)
 {
@@ -229,7 +252,7 @@ static long delta(long before, long after)
 static int measure(enum variant v, long size_mib, struct sample *out)
 {
 	size_t page = sysconf(_SC_PAGESIZE), len = size_mib << 20, i;
-	long tlb0, l2_0, l3_0;
+	long tlb0, l2_0, l3_0, dm4k_0;
 	double t0, t1, t2;
 	char *p;
 	int fd;
@@ -251,6 +274,7 @@ static int measure(enum variant v, long size_mib, struct sample *out)
 	tlb0 = tlb_ipis();
 	l2_0 = vmstat("direct_map_level2_splits");
 	l3_0 = vmstat("direct_map_level3_splits");
+	dm4k_0 = meminfo_kb("DirectMap4k");
 	t0 = now_ms();
 	for (i = 0; i < len; i += page)
 		p[i] = 1;
@@ -258,6 +282,7 @@ static int measure(enum variant v, long size_mib, struct sample *out)
 	out->ipis = delta(tlb0, tlb_ipis());
 	out->l2_splits = delta(l2_0, vmstat("direct_map_level2_splits"));
 	out->l3_splits = delta(l3_0, vmstat("direct_map_level3_splits"));
+	out->dm4k_kb = delta(dm4k_0, meminfo_kb("DirectMap4k"));
 	munmap(p, len);
 	close(fd);
 	t2 = now_ms();
@@ -296,7 +321,7 @@ static void print_sum(long sum, double per)
 static void report(const char *arch, const char *kernel, enum variant v,
 		   long size_mib, const struct sample *s, int n)
 {
-	long ipis = 0, pages = 0, l2 = 0, l3 = 0;
+	long ipis = 0, pages = 0, l2 = 0, l3 = 0, dm4k = 0;
 	double fps[REPEAT], td[REPEAT];
 	int i;
 
@@ -307,6 +332,10 @@ static void report(const char *arch, const char *kernel, enum variant v,
 		ipis = ipis < 0 || s[i].ipis < 0 ? -1 : ipis + s[i].ipis;
 		l2 = l2 < 0 || s[i].l2_splits < 0 ? -1 : l2 + s[i].l2_splits;
 		l3 = l3 < 0 || s[i].l3_splits < 0 ? -1 : l3 + s[i].l3_splits;
+		if (dm4k >= 0 && s[i].dm4k_kb >= 0 && s[i].dm4k_kb > dm4k)
+			dm4k = s[i].dm4k_kb;
+		else if (s[i].dm4k_kb < 0)
+			dm4k = -1;
 	}
 	printf("BENCH\t%s\t%s\t%s\t%ld\t%.0f", arch, kernel, variant_names[v],
 	       size_mib, median(fps, n));
@@ -314,6 +343,9 @@ static void report(const char *arch, const char *kernel, enum variant v,
 	print_sum(l2, 0);
 	print_sum(l3, 0);
 	printf("\t%.2f\n", median(td, n));
+	if (dm4k >= 0)
+		printf("DM4K\t%s\t%s\t%s\t%ld\t%ld\n", arch, kernel,
+		       variant_names[v], size_mib, dm4k);
 	fflush(stdout);
 }
 

@@ -6,6 +6,7 @@
 #   results.md   the same as ratios to plain memfd on the same kernel
 #   results.png  faults/s relative to memfd, per size (gnuplot)
 #   cache.tsv    what the block cache keeps after close and shrink
+#   directmap4k.tsv  how far DirectMap4k grew (x86), shown in results.md
 # results.md ends with the x86_64 targets, each PASS or FAIL; make bench
 # fails if one fails.
 # and copies results.md to results/bench.md for the cover letter.
@@ -63,23 +64,29 @@ run_bench() {
 		sed -n 's/^BENCH\t//p' >>"$OUT/results.tsv"
 	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
 		sed -n 's/^CACHE\t//p' >>"$OUT/cache.tsv"
+	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
+		sed -n 's/^DM4K\t//p' >>"$OUT/directmap4k.tsv"
 }
 
-# Ratios to plain memfd of the same kernel, arch and size.
+# Ratios to plain memfd of the same kernel, arch and size, with the
+# DirectMap4k growth beside the split counters.
 write_markdown() {
 	awk -F'\t' '
-		NR == 1 { next }
-		{ key = $1 SUBSEP $2 SUBSEP $4; if ($3 == "memfd") base[key] = $5; row[NR] = $0 }
+		FNR == 1 && FILENAME ~ /directmap4k/ { dm = 1 }
+		dm { d[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; next }
+		FNR == 1 { next }
+		{ key = $1 SUBSEP $2 SUBSEP $4; if ($3 == "memfd") base[key] = $5; row[++n] = $0 }
 		END {
-			print "| arch | kernel | variant | MiB | faults/s vs memfd | TLB IPIs/page | dm level2 splits | dm level3 splits | teardown ms |"
-			print "|---|---|---|---:|---:|---:|---:|---:|---:|"
-			for (i = 2; i <= NR; i++) {
+			print "| arch | kernel | variant | MiB | faults/s vs memfd | TLB IPIs/page | dm level2 splits | dm level3 splits | DirectMap4k growth kB | teardown ms |"
+			print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
+			for (i = 1; i <= n; i++) {
 				split(row[i], f, "\t")
 				key = f[1] SUBSEP f[2] SUBSEP f[4]
 				r = (key in base && base[key] > 0) ? sprintf("%.2f", f[5] / base[key]) : "NA"
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], r, f[6], f[7], f[8], f[9]
+				k = f[1] SUBSEP f[2] SUBSEP f[3] SUBSEP f[4]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], r, f[6], f[7], f[8], (k in d) ? d[k] : "NA", f[9]
 			}
-		}' "$OUT/results.tsv" >"$OUT/results.md"
+		}' "$OUT/results.tsv" "$OUT/directmap4k.tsv" >"$OUT/results.md"
 }
 
 # The issue's targets, on x86_64, from the series kernel of this run.
@@ -162,6 +169,7 @@ main() {
 	printf 'arch\tkernel\tvariant\tsize_mib\tfaults_per_sec\tipis_per_page\tdm_level2_splits\tdm_level3_splits\tteardown_ms\n' \
 		>"$OUT/results.tsv"
 	printf 'arch\tkernel\tnodes\tblocks\tfree_pages\n' >"$OUT/cache.tsv"
+	printf 'arch\tkernel\tvariant\tsize_mib\tdirectmap4k_growth_kb\n' >"$OUT/directmap4k.tsv"
 	"$TOP/scripts/tree.sh"
 	for arch in $ARCHES; do
 		"$TOP/scripts/kernel.sh" "$arch" tests
