@@ -7,9 +7,9 @@
 #   results.png  faults/s relative to memfd, per size (gnuplot)
 #   cache.tsv    what the block cache keeps after close and shrink
 #   directmap4k.tsv  how far DirectMap4k grew (x86), shown in results.md
-# results.md ends with the x86_64 targets, each PASS or FAIL; make bench
-# fails if one fails.
-# and copies results.md to results/bench.md for the cover letter.
+# It copies results.md to results/bench.md for the cover letter and into
+# README.md between its bench markers. results.md ends with the x86_64
+# targets, each PASS or FAIL; make bench fails if one fails.
 # Under TCG only ratios within one run mean anything.
 . "$(dirname "$0")/lib.sh"
 
@@ -140,6 +140,16 @@ write_targets() {
 		}' "$OUT/results.tsv"
 }
 
+# The README shows the latest table, between its bench markers.
+readme_table() {
+	local readme=$TOP/README.md
+	grep -q '^<!-- bench:begin -->$' "$readme" || return 0
+	awk -v table="$OUT/results.md" '
+		/^<!-- bench:begin -->$/ { print; while ((getline l < table) > 0) print l; skip = 1; next }
+		/^<!-- bench:end -->$/ { skip = 0 }
+		!skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+}
+
 plot() {
 	command -v gnuplot >/dev/null || { warn "no gnuplot: no PNG"; return 0; }
 	awk -F'\t' 'NR > 1 && $3 == "memfd" { b[$1 $2 $4] = $5 }
@@ -186,6 +196,7 @@ main() {
 	plot
 	mkdir -p "$TOP/results"
 	cp "$OUT/results.md" "$TOP/results/bench.md"
+	readme_table
 	cat "$OUT/results.md"
 	say "results in ${OUT#"$TOP"/}: results.tsv, results.md, results.png, cache.tsv"
 	[ "$targets" = 0 ] || die "a target in ${OUT#"$TOP"/}/results.md was missed"
