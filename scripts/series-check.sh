@@ -147,13 +147,13 @@ check_rst() {
 }
 
 check_maintainers() {
-	local p out n=0 f=0
+	local p out owners n=0 f=0
 	for p in $(series_patches); do
 		out=$(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
 			--sections "$p" 2>/dev/null)
 		# section names are the unindented lines; THE REST is no owner
-		if grep -v -e '^[[:space:]]' -e '^$' -e '^THE REST$' <<<"$out" |
-			grep -q -v ':'; then
+		owners=$(grep -v -e '^[[:space:]]' -e '^$' -e '^THE REST$' -e ':' <<<"$out" || true)
+		if [ -n "$owners" ]; then
 			n=$((n + 1))
 		else
 			f=$((f + 1))
