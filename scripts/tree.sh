@@ -185,9 +185,6 @@ write_cover_letter() {
 			/^@SHORTLOG@$/ { print shortlog; next }
 			/^@DIFFSTAT@$/ { print diffstat; next }
 			{ print }' "$TOP/cover-letter.in"
-		echo
-		echo "-- "
-		echo "$BASE_PKG $BASE_VERSION_USED"
 	} >"$dest"
 }
 
