@@ -4,7 +4,8 @@
 #       kselftest run: prints "LABEL<TAB>collection<TAB>passed<TAB>failed<TAB>skipped"
 #       per collection on stdout and one line per problem on stderr; exit 1
 #       on any failed test, missing result, kernel report, hang or crash.
-#       EXPECTED is the number of tests the guest was given.
+#       EXPECTED is the number of tests the guest was given. Skips must
+#       be the ones selftests.skip expects for LABEL (SKIPS=FILE overrides).
 #   verdict.sh --program LOG
 #       demo or vm-run: exit with the guest program's status, or 1 with a
 #       one-line cause if the kernel reported a problem, hung or crashed.
@@ -12,8 +13,54 @@
 
 parse() { awk -v mode="${2:-tests}" -f "$TOP/scripts/verdict.awk" "$1"; }
 
+# The expected skips of LABEL: "ID-PATTERN<TAB>REASON" lines from
+# selftests.skip (SKIPS overrides), whose label pattern matches LABEL.
+expected_skips() {
+	local label=$1 lpat ipat reason
+	# shellcheck disable=SC2254  # the file holds shell patterns
+	while read -r lpat ipat reason; do
+		case "$lpat" in '' | '#'*) continue ;; esac
+		case "$label" in $lpat) printf '%s\t%s\n' "$ipat" "$reason" ;; esac
+	done <"${SKIPS:-$TOP/selftests.skip}"
+}
+
+# Hold the skips of the log (S lines) against the expected ones: an
+# unexpected skip fails, and so does an expected skip of a test that ran
+# and did not skip. Prints one problem per line.
+check_skips() {
+	local label=$1 out=$2 id reason ipat why hit t bad=0
+	local -a pats=() whys=() used=()
+	while IFS=$'\t' read -r ipat why; do
+		pats+=("$ipat") whys+=("$why") used+=(0)
+	done < <(expected_skips "$label")
+	while IFS=$'\t' read -r id reason; do
+		hit=
+		for i in "${!pats[@]}"; do
+			# shellcheck disable=SC2053  # a pattern on purpose
+			if [[ $id == ${pats[$i]} ]]; then
+				hit=1 used[i]=1
+			fi
+		done
+		if [ -z "$hit" ]; then
+			echo "unexpected skip: $id${reason:+ ($reason)}"
+			bad=1
+		fi
+	done < <(sed -n 's/^S\t//p' <<<"$out")
+	# an expected skip counts as gone only where its test ran
+	for i in "${!pats[@]}"; do
+		[ "${used[$i]}" = 0 ] || continue
+		t=${pats[$i]%%:*}
+		[ "$t" = kunit ] || t=$(cut -d: -f1-2 <<<"${pats[$i]}")
+		if grep -qxF "T	$t" <<<"$out"; then
+			echo "expected skip did not happen: ${pats[$i]} (${whys[$i]})"
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
 tests_verdict() {
-	local log=$1 label=$2 expected=${3:-0} out bad=0 reported
+	local log=$1 label=$2 expected=${3:-0} out bad=0 reported line
 	[ -f "$log" ] || die "no console log at $log"
 	out=$(parse "$log")
 	while IFS=$'\t' read -r kind a b c d; do
@@ -28,6 +75,10 @@ tests_verdict() {
 			;;
 		esac
 	done <<<"$out"
+	while read -r line; do
+		printf '%s: %s\n' "$label" "$line" >&2
+		bad=1
+	done < <(check_skips "$label" "$out" || true)
 	reported=$(grep -c '^R' <<<"$out" || true)
 	if [ "$expected" -gt 0 ]; then
 		local got
@@ -37,7 +88,10 @@ tests_verdict() {
 			bad=1
 		fi
 	fi
-	[ "$reported" -gt 0 ] || bad=1
+	if [ "$reported" -eq 0 ]; then
+		printf '%s: %s\n' "$label" "no test reported any result (log: ${log#"$TOP"/})" >&2
+		bad=1
+	fi
 	return "$bad"
 }
 
