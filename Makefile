@@ -5,16 +5,32 @@ ARCH ?= x86_64
 FLAVOR ?= tests
 S := scripts
 
-.PHONY: run check deps tree export kernel selftests initramfs userland \
-	shell vm-run harness-test series-check bench fuzz clean
+.PHONY: run check help deps tree export kernel userland shell vm-run \
+	harness-test series-check bench fuzz clean
 
-run: deps tree
-	$(S)/kernel.sh $(ARCH) $(FLAVOR)
-	$(MAKE) --no-print-directory userland ARCH=$(ARCH)
+run: deps
+	$(S)/prepare.sh $(ARCH) $(FLAVOR)
 	SHOW=1 $(S)/vm.sh $(ARCH) $(FLAVOR) demo
 
 check:
 	$(S)/check.sh
+
+help:
+	@echo 'make run            the demo: build a kernel, boot it, run examples/secret-demo'
+	@echo 'make check          every test, on x86_64 and arm64 (what CI runs)'
+	@echo 'make deps           install the host packages (apt)'
+	@echo 'make tree           build/linux: the base plus one commit per patch'
+	@echo 'make export         write build/linux back to patches/ and the cover letter'
+	@echo 'make kernel         build one kernel (ARCH=x86_64|arm64 FLAVOR=tests|debug)'
+	@echo 'make userland       headers, kselftests, examples and initramfs for ARCH'
+	@echo 'make shell          an interactive shell in the VM (Ctrl-A x quits)'
+	@echo 'make vm-run PROG=.. run a static program in the VM [ARGS=...]'
+	@echo 'make harness-test   the harness self-tests (recorded logs, bench checks, shellcheck)'
+	@echo 'make series-check   checkpatch, commits, uapi, docs, bisect, sparse; its self-tests'
+	@echo 'make bench          base and series kernels measured in one run; fails on a missed target'
+	@echo 'make fuzz           the fuzzer on the debug kernel [SECONDS=60 SEED=...]'
+	@echo 'make clean          remove build/ (ccache in ~/.cache/ccache stays)'
+	@echo 'Variables: ARCH, FLAVOR, KVM=1, TIMEOUT=s, SMP=n, SHOW=1, CHECK_TARGETS="x86_64:tests ..."'
 
 deps:
 	$(S)/deps.sh
@@ -28,18 +44,16 @@ export:
 kernel: tree
 	$(S)/kernel.sh $(ARCH) $(FLAVOR)
 
-userland:
-	$(S)/selftests.sh $(ARCH)
-	$(S)/examples.sh $(ARCH)
-	$(S)/initramfs.sh $(ARCH)
+userland: tree
+	$(S)/userland.sh $(ARCH)
 
-shell: kernel
-	$(MAKE) --no-print-directory userland ARCH=$(ARCH)
+shell:
+	$(S)/prepare.sh $(ARCH) $(FLAVOR)
 	$(S)/vm.sh $(ARCH) $(FLAVOR) shell
 
-vm-run: kernel
+vm-run:
 	@test -n "$(PROG)" || { echo "ERROR: usage: make vm-run ARCH=$(ARCH) PROG=path/to/static-binary [ARGS=...]" >&2; exit 2; }
-	$(MAKE) --no-print-directory userland ARCH=$(ARCH)
+	@$(S)/prepare.sh $(ARCH) $(FLAVOR)
 	@SHOW=1 $(S)/vm.sh $(ARCH) $(FLAVOR) run $(abspath $(PROG)) $(ARGS) || \
 		{ rc=$$?; echo "vm-run: $(PROG) exited with status $$rc" >&2; exit $$rc; }
 
@@ -47,7 +61,7 @@ bench: deps
 	$(S)/bench.sh
 
 # make fuzz [SECONDS=60] [SEED=...] [ARCH=x86_64] [FUZZ_FLAVOR=debug]
-fuzz: deps tree
+fuzz: deps
 	$(S)/fuzz.sh $(ARCH) $(or $(FUZZ_FLAVOR),debug) $(or $(SEED),$(shell date +%s)) $(or $(SECONDS),60)
 
 harness-test:
@@ -59,4 +73,3 @@ series-check: deps tree
 
 clean:
 	rm -rf build
-

@@ -5,11 +5,11 @@
 
 arch=${1:?usage: examples.sh ARCH}
 load_arch "$arch"
-HDRS=$(objdir "$arch" tests)/usr/include
+HDRS=$(headers_dir "$arch")
 OUT=$BUILD/examples/$arch
 
 need_cmd "${CROSS_COMPILE}gcc"
-[ -d "$HDRS" ] || die "no kernel headers in ${HDRS#"$TOP"/}: build the $arch kernel first"
+[ -d "$HDRS" ] || die "no kernel headers in ${HDRS#"$TOP"/}: run scripts/userland.sh $arch"
 mkdir -p "$OUT"
 for src in "$TOP"/examples/*.c; do
 	bin=$OUT/$(basename "$src" .c)

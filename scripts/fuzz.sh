@@ -16,11 +16,7 @@ if ! [[ "$duration" =~ ^[1-9][0-9]*$ ]]; then
 	die "SECONDS must be a positive number, not '$duration'"
 fi
 
-"$TOP/scripts/kernel.sh" "$arch" "$flavor"
-[ -d "$(objdir "$arch" tests)/usr/include" ] || "$TOP/scripts/kernel.sh" "$arch" tests
-"$TOP/scripts/selftests.sh" "$arch" >/dev/null
-"$TOP/scripts/examples.sh" "$arch" >/dev/null
-"$TOP/scripts/initramfs.sh" "$arch" >/dev/null
+"$TOP/scripts/prepare.sh" "$arch" "$flavor"
 say "fuzzing secret memory on $arch-$flavor for ${duration}s with seed $seed"
 if ! TIMEOUT=$((duration + 600)) LOG_TAG=-fuzz SHOW=${SHOW:-0} \
 	"$TOP/scripts/vm.sh" "$arch" "$flavor" run \

@@ -10,7 +10,7 @@ load_arch "$arch"
 SYSROOT=$BUILD/sysroot/$DEB_ARCH
 OBJ=$BUILD/kselftest-obj/$arch
 INST=$BUILD/kselftest/$arch
-HDRS=$(objdir "$arch" tests)/usr/include
+HDRS=$(headers_dir "$arch")
 SELFTESTS=$TREE/tools/testing/selftests
 
 build_one() {
@@ -32,7 +32,7 @@ build_one() {
 }
 
 main() {
-	[ -d "$HDRS" ] || die "no kernel headers in ${HDRS#"$TOP"/}: build the $arch kernel first"
+	[ -d "$HDRS" ] || die "no kernel headers in ${HDRS#"$TOP"/}: run scripts/userland.sh $arch"
 	"$TOP/scripts/sysroot.sh" "$arch"
 	need_cmd make "${CROSS_COMPILE}gcc"
 	say "building kselftests for $arch (static)"
