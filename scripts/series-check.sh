@@ -1,28 +1,46 @@
 #!/bin/bash
 # make series-check: would mm maintainers take the series as it stands?
-#   checkpatch  scripts/checkpatch.pl --strict on every patch: nothing at all
+#   checkpatch  scripts/checkpatch.pl --strict on every patch: it must say
+#               "total: 0 errors, 0 warnings, 0 checks" for each
 #   commits     "subsystem: summary" of at most 75 characters, a body, Signed-off-by
 #   uapi        changed uapi headers compile on their own (C90 and C++)
 #   kernel-doc  scripts/kernel-doc -none on changed C files: no warnings
 #   rst         new Documentation pages pass docutils with --halt=warning
 #   maintainers scripts/get_maintainer.pl names a section (not just THE
 #               REST) for every patch, and SECRET MEMORY exists
-#   bisect      every patch builds in order for x86_64 and arm64 (test
-#               configs), and x86_64 with SECRETMEM=n and MEMFD_SECRETMEM=n
-#   sparse      W=1 and sparse (C=2) say nothing new on the changed files
+#   bisect      every patch that changes what the kernel is built from
+#               builds, each with its own configuration (the test
+#               fragments merged at that commit, so a patch's Kconfig and
+#               KUnit code are built with it): x86_64 and arm64 test
+#               configs; x86_64 with SECRETMEM=n and with MEMFD_SECRETMEM=n
+#               at the newest patch and at every patch that touches
+#               Kconfig, a Makefile, a header or a preprocessor conditional
+#   sparse      W=1 and sparse (C=2) say nothing new on the changed files,
+#               in the x86_64 and the arm64 build
 # ONLY="checkpatch commits" runs just those checks (names as above;
-# bisect runs all four builds, bisect:x86_64 one of them), uncached.
+# bisect runs all four builds, bisect:CONFIG one of them), uncached.
 # SERIES_FROM..SERIES_HEAD (commits of build/linux; default base..HEAD)
 # and SERIES_PATCHES (a folder with a series file) check something other
-# than the exported series; the harness self-tests use them on
-# deliberately broken patches.
+# than the exported series; the self-tests (tests/series/run.sh) use them
+# on deliberately broken patches. CHECKPATCH names the checkpatch script.
 # Prints "series<TAB>CHECK<TAB>passed<TAB>failed<TAB>0" rows on stdout and
-# one line per problem on stderr; exit 1 on any problem. The result is
-# cached per series, configs and harness, so a warm run costs seconds.
+# one line per problem on stderr; exit 1 on any problem. Every check runs
+# in a process of its own with errexit in effect: a check that stops
+# without a verdict is itself a problem. The result is cached per series,
+# configs, tools and harness, so a warm run costs seconds.
 . "$(dirname "$0")/lib.sh"
 
 WORK=$BUILD/series-check
-WT=$WORK/src
+WT=$(series_worktree)
+CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse"
+# name, arch, the configuration whose build it starts from (- for none),
+# and the config line it adds to the test fragments
+BISECT_CONFIGS=(
+	"x86_64 x86_64 -"
+	"arm64 arm64 -"
+	"x86_64-nosecretmem x86_64 x86_64 # CONFIG_SECRETMEM is not set"
+	"x86_64-nomemfdsecret x86_64 x86_64 # CONFIG_MEMFD_SECRETMEM is not set"
+)
 bad=0
 
 row() { printf 'series\t%s\t%d\t%d\t0\n' "$1" "$2" "$3"; }
@@ -31,16 +49,9 @@ problem() {
 	bad=1
 }
 
-# The series' commits, oldest first, in a worktree of build/linux so that
-# the developer's tree is never touched.
-prepare_worktree() {
+# The series' commits, oldest first.
+load_series() {
 	[ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
-	if [ ! -d "$WT" ]; then
-		say "series-check: creating a worktree of build/linux (about a minute)"
-		mkdir -p "$WORK"
-		git -C "$TREE" worktree prune
-		git -C "$TREE" worktree add -q --detach "$WT" base
-	fi
 	HEAD_REF=${SERIES_HEAD:-HEAD}
 	FROM=${SERIES_FROM:-base}
 	PATCHES=${SERIES_PATCHES:-$TOP/patches}
@@ -48,27 +59,32 @@ prepare_worktree() {
 	[ "${#COMMITS[@]}" -gt 0 ] || die "series-check: the series is empty"
 }
 
-check_checkpatch() {
-	local p out line n=0 f=0
-	# spdxcheck.py needs Debian's python3-ply and python3-git
-	for p in $(series_patches); do
-		out=$(PATH=/usr/bin:$PATH "$TREE/scripts/checkpatch.pl" --strict --terse \
-			--no-summary "$p" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
-		if [ -n "$out" ]; then
-			f=$((f + 1))
-			while read -r line; do
-				problem "checkpatch: ${line#"$TOP"/}"
-			done < <(head -n 5 <<<"$out")
-		else
-			n=$((n + 1))
-		fi
-	done
-	row checkpatch "$n" "$f"
-}
-
 series_patches() {
 	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$PATCHES/series" |
 		sed "s|^|$PATCHES/|"
+}
+
+check_checkpatch() {
+	local p out rc total n=0 f=0 cp=${CHECKPATCH:-$TREE/scripts/checkpatch.pl}
+	for p in $(series_patches); do
+		rc=0
+		# spdxcheck.py needs Debian's python3-ply and python3-git
+		out=$(cd "$TREE" && PATH=/usr/bin:$PATH "$cp" --strict "$p" 2>&1) || rc=$?
+		total=$(grep -m1 '^total: ' <<<"$out" || true)
+		if [ "$rc" -eq 0 ] && [[ "$total" =~ ^total:\ 0\ errors,\ 0\ warnings,\ 0\ checks, ]]; then
+			n=$((n + 1))
+			continue
+		fi
+		f=$((f + 1))
+		if [ -z "$total" ]; then
+			problem "checkpatch: ${p#"$TOP"/}: checkpatch printed no 'total:' line (exit $rc): $(head -n1 <<<"$out")"
+			continue
+		fi
+		problem "checkpatch: ${p#"$TOP"/}: $total"
+		grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" | head -n 5 |
+			while read -r line; do problem "checkpatch: ${p#"$TOP"/}: $line"; done
+	done
+	row checkpatch "$n" "$f"
 }
 
 check_commits() {
@@ -80,7 +96,7 @@ check_commits() {
 		[[ "$subj" =~ ^[A-Za-z0-9_./,+-]+(\ [A-Za-z0-9_./,+-]+)?:\ [^\ ] ]] || why="subject is not 'subsystem: summary'"
 		[ "${#subj}" -le 75 ] || why="subject has ${#subj} characters (at most 75)"
 		grep -q '^Signed-off-by: .* <.*@.*>$' <<<"$body" || why="no Signed-off-by"
-		[ "$(grep -cv -e '^Signed-off-by:' -e '^[[:space:]]*$' <<<"$body")" -ge 3 ] ||
+		[ "$(grep -cv -e '^Signed-off-by:' -e '^[[:space:]]*$' <<<"$body" || true)" -ge 3 ] ||
 			why="the body does not say why (fewer than three lines)"
 		if [ -n "$why" ]; then
 			f=$((f + 1))
@@ -94,16 +110,19 @@ check_commits() {
 
 changed_files() { git -C "$TREE" diff --name-only --diff-filter="${2:-ACMR}" "$FROM" "$HEAD_REF" -- "$1"; }
 
+checkout() { git -C "$WT" checkout -q --detach "$1"; }
+
 # Each changed uapi header must compile alone, as C90 and as C++.
 check_uapi() {
-	local hdrs=$WORK/uapi h rel n=0 f=0 out
+	local hdrs=$WORK/uapi h rel lang n=0 f=0 out
 	rm -rf "$hdrs"
-	git -C "$WT" checkout -q --detach "${COMMITS[-1]}"
-	make -s -C "$WT" O="$WORK/hdr" INSTALL_HDR_PATH="$hdrs" headers_install >/dev/null 2>&1 ||
-		{ problem "uapi: make headers_install failed"; row uapi 0 1; return; }
+	checkout "${COMMITS[-1]}"
+	make -s -C "$WT" O="$WORK/hdr" INSTALL_HDR_PATH="$hdrs" headers_install >"$WORK/uapi.log" 2>&1 ||
+		{ problem "uapi: make headers_install failed (log: ${WORK#"$TOP"/}/uapi.log)"; row uapi 0 1; return; }
 	for h in $(changed_files 'include/uapi/*.h'); do
 		rel=${h#include/uapi/}
 		for lang in "gcc -std=c90 -x c" "g++ -std=c++11 -x c++"; do
+			# shellcheck disable=SC2086  # $lang is a command and its options
 			if out=$(printf '#include <%s>\n' "$rel" | $lang -Wall -Werror -fsyntax-only \
 				-I"$hdrs/include" - 2>&1); then
 				n=$((n + 1))
@@ -118,9 +137,9 @@ check_uapi() {
 
 check_kernel_doc() {
 	local c out n=0 f=0
-	for c in $(changed_files '*.[ch]' | grep -v '^tools/'); do
-		out=$(git -C "$TREE" show "$HEAD_REF:$c" >"$WORK/kdoc.${c##*.}" &&
-			"$TREE/scripts/kernel-doc" -none "$WORK/kdoc.${c##*.}" 2>&1)
+	for c in $(changed_files '*.[ch]' | grep -v '^tools/' || true); do
+		git -C "$TREE" show "$HEAD_REF:$c" >"$WORK/kdoc.${c##*.}"
+		out=$("$TREE/scripts/kernel-doc" -none "$WORK/kdoc.${c##*.}" 2>&1) || true
 		if [ -n "$out" ]; then
 			f=$((f + 1))
 			problem "kernel-doc: $c: $(head -n1 <<<"$out")"
@@ -150,7 +169,7 @@ check_maintainers() {
 	local p out owners n=0 f=0
 	for p in $(series_patches); do
 		out=$(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
-			--sections "$p" 2>/dev/null)
+			--sections "$p" 2>/dev/null) || true
 		# section names are the unindented lines; THE REST is no owner
 		owners=$(grep -v -e '^[[:space:]]' -e '^$' -e '^THE REST$' -e ':' <<<"$out" || true)
 		if [ -n "$owners" ]; then
@@ -160,122 +179,221 @@ check_maintainers() {
 			problem "maintainers: get_maintainer.pl names no section but THE REST for ${p#"$TOP"/}"
 		fi
 	done
-	out=$(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
-		--sections "$(series_patches | tail -n1)" 2>/dev/null)
-	grep -q '^SECRET MEMORY$' <<<"$out" ||
+	out=$(git -C "$TREE" show "$HEAD_REF:MAINTAINERS")
+	grep -qx 'SECRET MEMORY' <<<"$out" ||
 		problem "maintainers: the SECRET MEMORY section is not in MAINTAINERS"
 	row maintainers "$n" "$f"
 }
 
-# Build every commit of the series in order in one O= directory per
-# configuration, so each step is incremental.
-bisect_config() {
-	local name=$1 arch=$2 o=$WORK/obj-$1 c i=0 n=0 f=0 subj
-	local tweak=("${@:3}")
-	load_arch "$arch"
-	mkdir -p "$o"
-	for c in "$FROM" "${COMMITS[@]}"; do
-		git -C "$WT" checkout -q --detach "$c"
-		if [ "$c" = "$FROM" ] || [ ! -f "$o/.config" ]; then
-			kmake_in "$o" -s tinyconfig >/dev/null
-			(cd "$o" && "$WT/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
-				"$TOP/configs/base.config" "$TOP/$CONFIG_FRAGMENT") >/dev/null
-		fi
-		[ "${#tweak[@]}" -eq 0 ] || "$WT/scripts/config" --file "$o/.config" "${tweak[@]}"
-		kmake_in "$o" -s olddefconfig >/dev/null
-		if [ "$c" = "$FROM" ]; then
-			kmake_in "$o" -j"$(nproc)" "$(basename "$KERNEL_IMAGE")" >"$o/build-base.log" 2>&1 ||
-				{ problem "bisect $name: $FROM does not build (log: ${o#"$TOP"/}/build-base.log)"; return; }
+# A commit changes what the kernel is built from unless every file it
+# touches is documentation, selftests or MAINTAINERS: such a commit builds
+# exactly the kernel of its parent, so building it again proves nothing.
+kernel_files() {
+	git -C "$TREE" diff-tree --no-commit-id --name-only -r "$1" |
+		grep -v -e '^Documentation/' -e '^tools/' -e '^MAINTAINERS$' -e '^CREDITS$' || true
+}
+
+# Whether a commit can build differently with an option switched off: it
+# touches a Kconfig file, a Makefile or a header, or adds or removes a
+# preprocessor conditional or a CONFIG_ test. Commits that do none of
+# these only change code that the test configurations build already.
+config_relevant() {
+	local files
+	files=$(kernel_files "$1")
+	grep -qE '(^|/)(Kconfig[^/]*|Makefile|Kbuild)$|\.h$' <<<"$files" && return 0
+	# shellcheck disable=SC2086  # a list of paths
+	git -C "$TREE" show --format= "$1" -- $files |
+		grep -qE '^[-+][^-+].*(#[[:space:]]*(if|ifdef|ifndef|elif|else|endif)|CONFIG_|IS_ENABLED)'
+}
+
+# Build the series' commits, newest first, in every configuration (or the
+# one named): the newest commit is the tree that make check's test
+# kernels are built from, so with the same layout
+# (build/series-check/{linux,obj/CONFIG} as build/{linux,obj/ARCH-FLAVOR})
+# ccache holds most of it, and each older commit is an incremental build.
+# At each commit the configuration is made again from tinyconfig and the
+# fragments whenever a Kconfig file changed, so options that a patch adds
+# are on where the fragments ask for them, and KUnit code is built with
+# its patch. The configurations with an option switched off start from a
+# copy of their test configuration's build at the same commit (kbuild
+# then rebuilds what depends on the option), at the newest commit and at
+# every commit that can build differently without the option.
+check_bisect() {
+	local want=${1:-} cfg name arch from extra c i newest=1
+	local -a names=()
+	local -A n=() f=() s=() arch_of=() from_of=() extra_of=()
+	for cfg in "${BISECT_CONFIGS[@]}"; do
+		read -r name arch from extra <<<"$cfg"
+		[ -z "$want" ] || [ "$want" = "$name" ] || continue
+		names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
+		arch_of[$name]=$arch from_of[$name]=$from extra_of[$name]=$extra
+	done
+	[ "${#names[@]}" -gt 0 ] || die "series-check: no bisect configuration called '$want'"
+	for ((i = ${#COMMITS[@]}; i >= 1; i--)); do
+		c=${COMMITS[i - 1]}
+		if [ -z "$(kernel_files "$c")" ]; then
+			for name in "${names[@]}"; do s[$name]=$((s[$name] + 1)); done
 			continue
 		fi
-		i=$((i + 1))
-		subj=$(git -C "$WT" log -1 --format=%s)
-		if kmake_in "$o" -j"$(nproc)" "$(basename "$KERNEL_IMAGE")" >"$o/build-$i.log" 2>&1; then
-			n=$((n + 1))
-		else
-			f=$((f + 1))
-			problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$o/build-$i.log")"
-		fi
+		checkout "$c"
+		for name in "${names[@]}"; do
+			if [ "${from_of[$name]}" != - ] && [ -z "$newest" ] && ! config_relevant "$c"; then
+				s[$name]=$((s[$name] + 1))
+				continue
+			fi
+			if bisect_build "$name" "${arch_of[$name]}" "${from_of[$name]}" "${extra_of[$name]}" "$c" "$i"; then
+				n[$name]=$((n[$name] + 1))
+			else
+				f[$name]=$((f[$name] + 1))
+			fi
+		done
+		newest=
 	done
-	row "bisect:$name" "$n" "$f"
+	for name in "${names[@]}"; do
+		say "bisect $name: ${n[$name]} built, ${f[$name]} failed, ${s[$name]} not rebuilt (same kernel as a built commit)"
+		row "bisect:$name" "${n[$name]}" "${f[$name]}"
+	done
 }
 
-bisect_all() {
-	say "series-check: building every patch in order (x86_64, arm64, SECRETMEM=n, MEMFD_SECRETMEM=n)"
-	bisect_config x86_64 x86_64
-	bisect_config arm64 arm64
-	bisect_config x86_64-nosecretmem x86_64 --disable SECRETMEM
-	bisect_config x86_64-nomemfdsecret x86_64 --disable MEMFD_SECRETMEM
+# bisect_build NAME ARCH FROM EXTRA COMMIT I: configure and build the
+# checked-out COMMIT (patch I) in build/series-check/obj/NAME.
+bisect_build() {
+	local name=$1 arch=$2 from=$3 extra=$4 c=$5 i=$6 o=$WORK/obj/$1 subj frags
+	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	load_arch "$arch"
+	mapfile -t frags < <(fragments tests)
+	if [ -n "$extra" ]; then
+		printf '%s\n' "$extra" >"$WORK/$name.config"
+		frags+=("$WORK/$name.config")
+	fi
+	if [ "$from" != - ] && [ -f "$WORK/obj/$from/.config" ]; then
+		mkdir -p "$o"
+		rsync -a --delete "$WORK/obj/$from/" "$o/"
+	fi
+	mkdir -p "$o"
+	if ! kconfigure "$WT" "$o" "${frags[@]}" >"$o/config-$i.log" 2>&1; then
+		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$o/config-$i.log")"
+		return 1
+	fi
+	if ! kbuild_image "$WT" "$o" "$o/build-$i.log"; then
+		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$o/build-$i.log" || tail -n1 "$o/build-$i.log")"
+		return 1
+	fi
 }
 
-kmake_in() {
-	local o=$1
-	shift
-	make -C "$WT" O="$o" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-		CC="ccache ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" \
-		KBUILD_BUILD_TIMESTAMP='2000-01-01' KBUILD_BUILD_USER=harness \
-		KBUILD_BUILD_HOST=harness "$@"
-}
-
-# W=1 and sparse on the changed C files that the x86_64 test config
-# builds: the warnings at the series' head, minus those the base has.
+# W=1 and sparse on the changed C files that a test config builds: the
+# warnings at the series' head, minus those the same files have at the
+# base (new files have no base: all their warnings count).
 warnings_at() {
 	local o=$1 c=$2
 	shift 2
-	git -C "$WT" checkout -q --detach "$c"
+	checkout "$c"
 	(cd "$WT" && touch "${@/%.o/.c}")
-	kmake_in "$o" W=1 C=2 "$@" 2>&1 | { grep -E 'warning:|error:' || true; } |
+	{ kmake "$WT" "$o" W=1 C=2 "$@" 2>&1 || true; } | { grep -E 'warning:|error:' || true; } |
 		sed -E 's/:[0-9]+:([0-9]+:)?/:/' | sort -u
 }
 
-check_sparse() {
-	local o=$WORK/obj-x86_64 objs=() c new
-	need_cmd sparse
-	load_arch x86_64
-	for c in $(changed_files '*.c' M | grep -v '^tools/'); do
-		[ -f "$o/${c%.c}.o" ] && objs+=("${c%.c}.o")
+sparse_arch() {
+	local arch=$1 o=$WORK/obj/$1 before=() after=() c new
+	load_arch "$arch"
+	checkout "${COMMITS[-1]}"
+	for c in $(changed_files '*.c' AM | grep -v '^tools/' || true); do
+		case "$c" in arch/*) [[ "$c" == arch/"$SRCARCH"/* ]] || continue ;; esac
+		after+=("${c%.c}.o")
+		git -C "$TREE" cat-file -e "$FROM:$c" 2>/dev/null && before+=("${c%.c}.o")
 	done
-	[ "${#objs[@]}" -gt 0 ] || { row sparse 0 0; return; }
-	# one after the other: both use the same worktree and O= directory
-	warnings_at "$o" "$FROM" "${objs[@]}" >"$WORK/warnings-before"
-	warnings_at "$o" "${COMMITS[-1]}" "${objs[@]}" >"$WORK/warnings-after"
-	new=$(comm -13 "$WORK/warnings-before" "$WORK/warnings-after")
-	if [ -n "$new" ]; then
-		problem "W=1/sparse: new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
-		row sparse 0 1
+	[ "${#after[@]}" -gt 0 ] || return 0
+	[ -f "$o/.config" ] || die "series-check sparse: no $arch build in ${o#"$TOP"/}: run the bisect first"
+	if [ "${#before[@]}" -gt 0 ]; then
+		warnings_at "$o" "$FROM" "${before[@]}" >"$WORK/warnings-$arch-before"
 	else
-		row sparse "${#objs[@]}" 0
+		: >"$WORK/warnings-$arch-before"
 	fi
+	warnings_at "$o" "${COMMITS[-1]}" "${after[@]}" >"$WORK/warnings-$arch-after"
+	new=$(comm -13 "$WORK/warnings-$arch-before" "$WORK/warnings-$arch-after")
+	if [ -n "$new" ]; then
+		problem "W=1/sparse ($arch): new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
+		sparse_bad=$((sparse_bad + 1))
+	else
+		sparse_ok=$((sparse_ok + ${#after[@]}))
+	fi
+}
+
+check_sparse() {
+	need_cmd sparse
+	sparse_ok=0 sparse_bad=0
+	sparse_arch x86_64
+	sparse_arch arm64
+	row sparse "$sparse_ok" "$sparse_bad"
+}
+
+# One check, in this process: "series-check.sh --one NAME[:ARG]".
+run_one() {
+	local name=${1%%:*} arg=
+	[[ "$1" == *:* ]] && arg=${1#*:}
+	load_series
+	mkdir -p "$WORK"
+	case "$name" in
+	checkpatch | commits | kernel-doc | rst | maintainers) "check_${name//-/_}" ;;
+	uapi | sparse | bisect)
+		prepare_worktree
+		"check_$name" ${arg:+"$arg"}
+		;;
+	*) die "series-check: no check called '$name' (known: $CHECKS)" ;;
+	esac
+	return "$bad"
+}
+
+prepare_worktree() {
+	if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
+		say "series-check: creating a worktree of build/linux in ${WT#"$TOP"/} (about a minute)"
+		mkdir -p "$(dirname "$WT")"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$WT" "${COMMITS[-1]}"
+	fi
+}
+
+# Run the named checks, each as its own process with errexit: a check
+# that dies or stops without a verdict cannot pass.
+run_checks() {
+	local name rc all=0 err=$WORK/check.err
+	mkdir -p "$WORK"
+	for name in "$@"; do
+		# rows go to stdout; problems and progress to stderr and $err
+		set +e
+		{ bash "$0" --one "$name" 2>&1 1>&3 3>&- | tee "$err" >&2; } 3>&1
+		rc=${PIPESTATUS[0]}
+		set -e
+		if [ "$rc" -ne 0 ]; then
+			all=1
+			grep -q '^series: ' "$err" ||
+				printf 'series: %s: the check stopped (exit %d) without a verdict: %s\n' \
+					"$name" "$rc" "$(grep -v '^    \.\.\. ' "$err" | tail -n1)" >&2
+		fi
+	done
+	return "$all"
 }
 
 stamp_inputs() {
 	{
-		cat "$TOP/patches/series"
+		git -C "$TREE" rev-parse "$FROM" "$HEAD_REF"
+		cat "$PATCHES/series"
 		series_patches | xargs cat
-		cat "$TOP/configs/base.config" "$TOP/configs/"*64.config "$0"
+		cat "$TOP/configs/base.config" "$TOP/configs/"*64.config
+		stamp_common "$0"
 	} | sha256sum | cut -d' ' -f1
 }
 
-run_only() {
-	local name
-	for name in $ONLY; do
-		case "$name" in
-		checkpatch | commits | uapi | kernel-doc | rst | maintainers | sparse)
-			"check_${name//-/_}"
-			;;
-		bisect) bisect_all ;;
-		bisect:x86_64) bisect_config x86_64 x86_64 ;;
-		*) die "series-check: no check called '$name'" ;;
-		esac
-	done
-	return "$bad"
-}
-
 main() {
-	local stamp=$WORK/result.stamp want
-	prepare_worktree
+	local stamp=$WORK/result.stamp want out rc=0
+	if [ "${1:-}" = --one ]; then
+		run_one "$2"
+		return
+	fi
+	load_series
 	if [ -n "${ONLY:-}" ]; then
-		run_only
+		# shellcheck disable=SC2086  # a list of names
+		run_checks $ONLY
 		return
 	fi
 	want=$(stamp_inputs)
@@ -284,26 +402,14 @@ main() {
 		tail -n +2 "$stamp"
 		return 0
 	fi
-	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
-	local out
-	out=$(
-		check_checkpatch
-		check_commits
-		check_uapi
-		check_kernel_doc
-		check_rst
-		check_maintainers
-		bisect_all
-		check_sparse
-		exit "$bad"
-	) || bad=1
+	rm -f "$stamp"
+	# shellcheck disable=SC2086  # a list of names
+	out=$(run_checks $CHECKS) || rc=1
 	printf '%s\n' "$out"
-	if [ "$bad" -eq 0 ]; then
+	if [ "$rc" -eq 0 ]; then
 		{ echo "$want"; printf '%s\n' "$out"; } >"$stamp"
-	else
-		rm -f "$stamp"
 	fi
-	return "$bad"
+	return "$rc"
 }
 
-main
+main "$@"

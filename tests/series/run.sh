@@ -1,8 +1,14 @@
 #!/bin/bash
+# The sed scripts here say '$a' (append at the end) in single quotes.
+# shellcheck disable=SC2016
 # Self-tests of 'make series-check': each case commits a deliberately
 # broken patch on top of the series (with git commit-tree, so build/linux
 # is not touched), runs the one check that must catch it, and expects a
-# failure with a clear message. Needs build/linux ('make tree').
+# failure with a clear message. There is one case per check, plus a
+# missing checkpatch and a KUnit test that does not build, which only a
+# configuration made at each commit builds. Needs build/linux ('make
+# tree'); the sparse case needs the x86_64 and arm64 bisect builds that
+# 'make series-check' leaves behind.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -11,14 +17,28 @@ SCRATCH=$TOP/build/series-selftest
 ok=0 bad=0
 caught=()
 
-# commit_on PARENT MESSAGE PATH SED-SCRIPT: a commit that edits one file
+# commit_on PARENT MESSAGE PATH EDIT [PATH EDIT]...: a commit on PARENT
+# that changes each PATH: EDIT is a sed script applied to PARENT's file,
+# @REV to take the file from REV, or, for a file that PARENT does not
+# have, the new file's text (printf's %b escapes).
 commit_on() {
-	local parent=$1 msg=$2 path=$3 script=$4 blob tree
+	local parent=$1 msg=$2 path edit blob tree
+	shift 2
 	export GIT_INDEX_FILE=$SCRATCH/index
 	git -C "$TREE" read-tree "$parent"
-	blob=$(git -C "$TREE" show "$parent:$path" | sed "$script" |
-		git -C "$TREE" hash-object -w --stdin)
-	git -C "$TREE" update-index --cacheinfo "100644,$blob,$path"
+	while [ "$#" -gt 0 ]; do
+		path=$1 edit=$2
+		shift 2
+		if [ "${edit#@}" != "$edit" ]; then
+			blob=$(git -C "$TREE" rev-parse "${edit#@}:$path")
+		elif git -C "$TREE" cat-file -e "$parent:$path" 2>/dev/null; then
+			blob=$(git -C "$TREE" show "$parent:$path" | sed "$edit" |
+				git -C "$TREE" hash-object -w --stdin)
+		else
+			blob=$(printf '%b' "$edit" | git -C "$TREE" hash-object -w --stdin)
+		fi
+		git -C "$TREE" update-index --add --cacheinfo "100644,$blob,$path"
+	done
 	tree=$(git -C "$TREE" write-tree)
 	unset GIT_INDEX_FILE
 	# a body, so that only the defect under test is wrong with the patch
@@ -30,6 +50,8 @@ commit_on() {
 # must fail and say WANT
 expect() {
 	local name=$1 want=$2 check=$3 from=$4 head=$5 out line rc=0
+	# CASES="name ..." runs only those (no pass is recorded then)
+	[ -z "${CASES:-}" ] || [[ " $CASES " == *" $name "* ]] || return 0
 	rm -rf "$SCRATCH/patches"
 	mkdir -p "$SCRATCH/patches"
 	git -C "$TREE" format-patch -q -o "$SCRATCH/patches" "$from..$head"
@@ -50,23 +72,53 @@ expect() {
 main() {
 	[ -d "$TREE/.git" ] || { echo "series self-tests need build/linux: run 'make tree'" >&2; exit 1; }
 	mkdir -p "$SCRATCH"
-	local head ws c1 c2 hdr stamp
+	local head c stamp c1 c2
 	head=$(git -C "$TREE" rev-parse HEAD)
-	# a pass is kept for the same checker, tests and series
-	stamp=$(cat "$TOP/scripts/series-check.sh" "$0" <(git -C "$TREE" rev-parse "HEAD^{tree}") |
-		sha256sum | cut -d' ' -f1)
+	# a pass is kept for the same checker, tests, harness, tools and series
+	stamp=$(cat "$TOP/scripts/series-check.sh" "$TOP/scripts/lib.sh" "$0" \
+		<(gcc --version; aarch64-linux-gnu-gcc --version; sparse --version 2>&1) \
+		<(git -C "$TREE" rev-parse "HEAD^{tree}" "base^{tree}") | sha256sum | cut -d' ' -f1)
 	if [ -f "$SCRATCH/pass" ] && [ "$(head -n1 "$SCRATCH/pass")" = "$stamp" ]; then
 		tail -n +2 "$SCRATCH/pass"
 		return 0
 	fi
 
-	ws=$(commit_on "$head" "mm/secretmem: add a comment with a trailing space" \
+	c=$(commit_on "$head" "mm/secretmem: add a comment with a trailing space" \
 		mm/secretmem.c 's|^static atomic_t secretmem_users;$|& /* users */ |')
-	expect whitespace "trailing whitespace" checkpatch "$head" "$ws"
+	expect checkpatch "trailing whitespace" checkpatch "$head" "$c"
 
-	hdr=$(commit_on "$head" "memfd: add a struct that needs libc types" \
+	# a clean patch, checked by a checkpatch that prints nothing
+	c=$(commit_on "$head" "mm/secretmem: say what the users counter is for" \
+		mm/secretmem.c 's|^static atomic_t secretmem_users;$|& /* blocks hibernation */|')
+	CHECKPATCH=/bin/true expect checkpatch-missing "checkpatch printed no 'total:' line" \
+		checkpatch "$head" "$c"
+	CHECKPATCH=$SCRATCH/no-such-checkpatch.pl expect checkpatch-absent \
+		"checkpatch printed no 'total:' line" checkpatch "$head" "$c"
+
+	c=$(commit_on "$head" "Fix the users counter comment" \
+		mm/secretmem.c 's|^static atomic_t secretmem_users;$|& /* blocks hibernation */|')
+	expect commits "subject is not 'subsystem: summary'" commits "$head" "$c"
+
+	c=$(commit_on "$head" "memfd: add a struct that needs libc types" \
 		include/uapi/linux/memfd.h 's|^#define MFD_SECRET_MODE_UNCACHED.*|&\nstruct mfd_secret_owner { pid_t pid; };|')
-	expect uapi-not-self-contained "is not self-contained" uapi "$head" "$hdr"
+	expect uapi "is not self-contained" uapi "$head" "$c"
+
+	c=$(commit_on "$head" "mm/secretmem: document secretmem_available() wrongly" \
+		mm/secretmem.c 's|^static bool secretmem_available(void)$|/**\n * secretmem_available() - can secret memory be used at all\n * @nowhere: a parameter that the function does not have\n */\n&|')
+	expect kernel-doc "kernel-doc: mm/secretmem.c" kernel-doc "$head" "$c"
+
+	c=$(commit_on "$head" "Documentation: add a page with a short title underline" \
+		Documentation/userspace-api/secretmem-selftest.rst \
+		'A page with a title\n=====\n\nIts underline is shorter than its title.\n')
+	expect rst "rst: Documentation/userspace-api/secretmem-selftest.rst" rst "$head" "$c"
+
+	c=$(commit_on "$head" "secretmem: add notes that no MAINTAINERS section covers" \
+		secretmem-selftest-notes.txt 'Notes in a place that no MAINTAINERS section covers.\n')
+	expect maintainers "names no section but THE REST" maintainers "$head" "$c"
+
+	c=$(commit_on "$head" "mm/secretmem: add a function without a prototype" \
+		mm/secretmem.c 's|^static bool secretmem_available(void)$|int secretmem_selftest_unused(void)\n{\n\treturn 0;\n}\n\n&|')
+	expect sparse "W=1/sparse (x86_64): new warnings" sparse "$head" "$c"
 
 	c1=$(commit_on "$head" "mm/secretmem: call a helper that a later patch adds" \
 		mm/secretmem.c 's|^	if (!secretmem_available())$|	secretmem_selftest_helper();\n&|')
@@ -74,8 +126,34 @@ main() {
 		mm/secretmem.c 's|^static bool secretmem_available(void)$|static void secretmem_selftest_helper(void)\n{\n}\n\n&|')
 	expect does-not-build-alone "patch 1 'mm/secretmem: call a helper" bisect:x86_64 "$head" "$c2"
 
+	c=$(commit_on "$head" "arm64: mm: use a symbol that does not exist" \
+		arch/arm64/mm/pageattr.c '$a\
+\
+int secretmem_selftest_broken(void)\
+{\
+\treturn secretmem_selftest_no_such_symbol;\
+}')
+	expect bisect-arm64 "bisect arm64: patch 1 'arm64: mm: use a symbol" bisect:arm64 "$head" "$c"
+
+	# The KUnit test's Kconfig entry appears within the range, with a test
+	# that does not build: only a configuration made at that commit from
+	# the fragments turns it on and builds it.
+	c1=$(commit_on "$head" "mm/secretmem: drop the KUnit tests' Kconfig entry" \
+		mm/Kconfig '/^config SECRETMEM_KUNIT_TEST$/,/^config /{/^config ANON_VMA_NAME$/!d}')
+	c2=$(commit_on "$c1" "mm/secretmem: bring the KUnit tests back, broken" \
+		mm/Kconfig "@$head" \
+		mm/secretmem_test.c '$a\
+\
+static void __maybe_unused secretmem_test_broken(void)\
+{\
+\tsecretmem_selftest_no_such_helper();\
+}')
+	expect kunit-does-not-build "patch 1 'mm/secretmem: bring the KUnit tests back, broken' does not build" \
+		bisect:x86_64 "$c1" "$c2"
+
 	echo "series self-tests: $ok ok, $bad wrong"
 	[ "$bad" -eq 0 ] || return 1
+	[ -z "${CASES:-}" ] || return 0
 	{ echo "$stamp"; printf '%s\n' "${caught[@]}"; echo "series self-tests: $ok ok (cached)"; } >"$SCRATCH/pass"
 }
 
