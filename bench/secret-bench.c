@@ -37,28 +37,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/memfd.h>
-#include <linux/types.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
-#ifndef __NR_memfd_secret
-#define __NR_memfd_secret 447
-#endif
-#ifndef MFD_SECRET
-#define MFD_SECRET		0x0040U
-#define MFD_SECRET_EXCLUSIVE	_IO('-', 0x13)
-#define MFD_SECRET_UNCACHED	_IO('-', 0x14)
-#endif
+/* the selftests' readers: meminfo, vmstat, the cache, settle() */
+#include "secret_common.h"
 
 enum variant { MEMFD, MEMFD_SECRET, MFD_EXCLUSIVE, MFD_UNCACHED, NR_VARIANTS };
 
@@ -117,64 +100,9 @@ static long tlb_ipis(void)
 	return (tlb < 0 ? 0 : tlb) + (cal < 0 ? 0 : cal);
 }
 
-static long vmstat(const char *name)
-{
-	char key[128];
-	long val, ret = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%127s %ld", key, &val) == 2)
-		if (!strcmp(key, name))
-			ret = val;
-	fclose(f);
-	return ret;
-}
-
-#define CACHE_FILE "/sys/kernel/debug/secretmem_cache"
-
-/* Sum the cache's per-node lines; false if this kernel has no cache. */
-static int cache_stats(long *nodes, long *blocks, long *free, long *pending)
-{
-	long n, b, f, p, refills, failed, released;
-	char line[256];
-	FILE *fp = fopen(CACHE_FILE, "r");
-
-	if (!fp)
-		return 0;
-	*nodes = *blocks = *free = *pending = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%ld %ld %ld %ld %ld %ld %ld", &n, &b, &f, &p,
-			   &refills, &failed, &released) != 7)
-			continue;
-		++*nodes;
-		*blocks += b;
-		*free += f;
-		*pending += p;
-	}
-	fclose(fp);
-	return 1;
-}
-
-/* Wait (up to 5 s) for the cache to trim down after a teardown. */
-static void cache_settle(void)
-{
-	long nodes, blocks, free, pending;
-	struct timespec ts = { 0, 50 * 1000000L };
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (!cache_stats(&nodes, &blocks, &free, &pending) ||
-		    free + pending <= 512 * nodes)
-			return;
-		nanosleep(&ts, NULL);
-	}
-}
-
 static void cache_report(const char *arch, const char *kernel)
 {
-	long nodes, blocks, free, pending;
+	struct cache_stats st;
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
 
 	/* 2: free slab objects, which runs every shrinker */
@@ -183,9 +111,9 @@ static void cache_report(const char *arch, const char *kernel)
 			perror("drop_caches");
 		close(fd);
 	}
-	if (cache_stats(&nodes, &blocks, &free, &pending))
-		printf("CACHE\t%s\t%s\t%ld\t%ld\t%ld\n", arch, kernel, nodes,
-		       blocks, free + pending);
+	if (cache_stats(&st))
+		printf("CACHE\t%s\t%s\t%ld\t%ld\t%ld\n", arch, kernel, st.nodes,
+		       st.blocks, st.free + st.pending);
 }
 
 static int open_variant(enum variant v)
@@ -226,23 +154,6 @@ struct sample {
 	long dm4k_kb;		/* growth of DirectMap4k; -1: no such line */
 };
 
-/* A /proc/meminfo line in kB, -1 if absent (DirectMap* is x86's). */
-static long meminfo_kb(const char *name)
-{
-	size_t len = strlen(name);
-	char line[256];
-	long ret = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':')
-			ret = strtol(line + len + 1, NULL, 10);
-	fclose(f);
-	return ret;
-}
-
 static long delta(long before, long after)
 {
 	return before < 0 || after < 0 ? -1 : after - before;
@@ -253,6 +164,7 @@ static int measure(enum variant v, long size_mib, struct sample *out)
 {
 	size_t page = sysconf(_SC_PAGESIZE), len = size_mib << 20, i;
 	long tlb0, l2_0, l3_0, dm4k_0;
+	struct cache_stats st;
 	double t0, t1, t2;
 	char *p;
 	int fd;
@@ -272,21 +184,26 @@ static int measure(enum variant v, long size_mib, struct sample *out)
 		return -1;
 	}
 	tlb0 = tlb_ipis();
-	l2_0 = vmstat("direct_map_level2_splits");
-	l3_0 = vmstat("direct_map_level3_splits");
+	l2_0 = vmstat_get("direct_map_level2_splits");
+	l3_0 = vmstat_get("direct_map_level3_splits");
 	dm4k_0 = meminfo_kb("DirectMap4k");
 	t0 = now_ms();
 	for (i = 0; i < len; i += page)
 		p[i] = 1;
 	t1 = now_ms();
 	out->ipis = delta(tlb0, tlb_ipis());
-	out->l2_splits = delta(l2_0, vmstat("direct_map_level2_splits"));
-	out->l3_splits = delta(l3_0, vmstat("direct_map_level3_splits"));
+	out->l2_splits = delta(l2_0, vmstat_get("direct_map_level2_splits"));
+	out->l3_splits = delta(l3_0, vmstat_get("direct_map_level3_splits"));
 	out->dm4k_kb = delta(dm4k_0, meminfo_kb("DirectMap4k"));
 	munmap(p, len);
 	close(fd);
 	t2 = now_ms();
-	cache_settle();
+	/* where there is a cache, the next run starts once it has settled */
+	if (cache_stats(&st) && !settle()) {
+		fprintf(stderr, "%s %ld MiB: the secret memory cache did not settle\n",
+			variant_names[v], size_mib);
+		return -2;
+	}
 
 	out->pages = len / page;
 	out->faults_per_sec = out->pages / ((t1 - t0) / 1e3);
@@ -357,7 +274,7 @@ int main(int argc, char **argv)
 	const char *kernel = argc > 1 ? argv[1] : "unknown";
 	int missing[NR_VARIANTS] = { 0 };
 	long sizes[MAX_SIZES];
-	int v, i, r, nsizes;
+	int v, i, r, nsizes, ret;
 	const char *arch;
 	struct utsname u;
 
@@ -373,10 +290,15 @@ int main(int argc, char **argv)
 	arch = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
 	for (i = 0; i < nsizes; i++)
 		for (r = 0; r < REPEAT; r++)
-			for (v = 0; v < NR_VARIANTS; v++)
-				if (!missing[v] &&
-				    measure(v, sizes[i], &samples[v][i][r]) < 0)
+			for (v = 0; v < NR_VARIANTS; v++) {
+				if (missing[v])
+					continue;
+				ret = measure(v, sizes[i], &samples[v][i][r]);
+				if (ret == -2)
+					return 1;
+				if (ret < 0)
 					missing[v] = 1;
+			}
 	for (v = 0; v < NR_VARIANTS; v++) {
 		if (missing[v]) {
 			printf("# %s not available on this kernel\n", variant_names[v]);
