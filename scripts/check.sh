@@ -118,20 +118,24 @@ host_checks() {
 }
 
 # make series-check, and its self-tests on deliberately broken patches.
+# Their progress is shown as it happens; their problems are collected.
 series_checks() {
 	local err=$BUILD/series-check.err rc=0 out
-	"$TOP/scripts/series-check.sh" >>"$RESULTS" 2>"$err" || rc=1
+	set +e
+	{ "$TOP/scripts/series-check.sh" 2>&1 1>&3 3>&- | tee "$err" >&2; } 3>>"$RESULTS"
+	rc=${PIPESTATUS[0]}
+	set -e
 	grep '^series: ' "$err" >>"$PROBLEMS" || true
 	if [ "$rc" -ne 0 ] && ! grep -q '^series: ' "$err"; then
-		echo "series: series-check stopped without saying why (see its output above)" >>"$PROBLEMS"
+		echo "series: series-check stopped without saying why: $(tail -n1 "$err")" >>"$PROBLEMS"
 	fi
-	grep -v '^series: ' "$err" >&2 || true
-	if out=$("$TOP/tests/series/run.sh" 2>&1); then
+	if out=$("$TOP/tests/series/run.sh" 2>&1 | tee /dev/stderr); then
 		printf 'host\tseries-selftest\t%d\t0\t0\n' "$(grep -c ': caught: ' <<<"$out")" >>"$RESULTS"
 	else
 		printf 'host\tseries-selftest\t%d\t%d\t0\n' "$(grep -c ': caught: ' <<<"$out")" \
 			"$(grep -c ': NOT caught ' <<<"$out")" >>"$RESULTS"
-		grep ': NOT caught ' <<<"$out" | sed 's/^/host: /' >>"$PROBLEMS"
+		grep ': NOT caught ' <<<"$out" | sed 's/^/host: /' >>"$PROBLEMS" ||
+			echo "host: the series self-tests stopped: $(tail -n1 <<<"$out")" >>"$PROBLEMS"
 		rc=1
 	fi
 	return "$rc"
@@ -177,6 +181,9 @@ main() {
 	done
 	say "stage 4: series-check (checkpatch, bisect builds, sparse, docs, uapi)"
 	series_checks || status=1
+	if [ "$status" != 0 ] && [ ! -s "$PROBLEMS" ]; then
+		echo "check: a stage failed without naming its problem (see its output above)" >>"$PROBLEMS"
+	fi
 	print_table | tee "$BUILD/check-summary.txt" || status=1
 	# the cover letter quotes the latest summary (make export): only a
 	# full, green run may replace it

@@ -283,33 +283,42 @@ bisect_build() {
 
 # W=1 and sparse on the changed C files that a test config builds: the
 # warnings at the series' head, minus those the same files have at the
-# base (new files have no base: all their warnings count).
+# base (new files have no base: all their warnings count). A file counts
+# when its directory's Makefile names its object; the KUnit files that
+# mm/ #includes are checked with the file that includes them.
 warnings_at() {
-	local o=$1 c=$2
-	shift 2
+	local o=$1 c=$2 log=$3 rc=0
+	shift 3
 	checkout "$c"
 	(cd "$WT" && touch "${@/%.o/.c}")
-	{ kmake "$WT" "$o" W=1 C=2 "$@" 2>&1 || true; } | { grep -E 'warning:|error:' || true; } |
-		sed -E 's/:[0-9]+:([0-9]+:)?/:/' | sort -u
+	kmake "$WT" "$o" -k W=1 C=2 "$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		problem "W=1/sparse ($arch): building $* at ${c:0:12} failed: $(grep -m1 -E 'error|\*\*\*' "$log" || tail -n1 "$log")"
+		return 1
+	fi
+	{ grep -E 'warning:|error:' "$log" || true; } | sed -E 's/:[0-9]+:([0-9]+:)?/:/' | sort -u
 }
 
 sparse_arch() {
-	local arch=$1 o=$WORK/obj/$1 before=() after=() c new
+	local arch=$1 o=$WORK/obj/$1 before=() after=() c obj new
 	load_arch "$arch"
-	checkout "${COMMITS[-1]}"
 	for c in $(changed_files '*.c' AM | grep -v '^tools/' || true); do
 		case "$c" in arch/*) [[ "$c" == arch/"$SRCARCH"/* ]] || continue ;; esac
+		obj=$(basename "${c%.c}").o
+		git -C "$TREE" show "$HEAD_REF:$(dirname "$c")/Makefile" 2>/dev/null | grep -qw -- "$obj" ||
+			continue
 		after+=("${c%.c}.o")
 		git -C "$TREE" cat-file -e "$FROM:$c" 2>/dev/null && before+=("${c%.c}.o")
 	done
 	[ "${#after[@]}" -gt 0 ] || return 0
 	[ -f "$o/.config" ] || die "series-check sparse: no $arch build in ${o#"$TOP"/}: run the bisect first"
+	: >"$WORK/warnings-$arch-before"
 	if [ "${#before[@]}" -gt 0 ]; then
-		warnings_at "$o" "$FROM" "${before[@]}" >"$WORK/warnings-$arch-before"
-	else
-		: >"$WORK/warnings-$arch-before"
+		warnings_at "$o" "$FROM" "$WORK/sparse-$arch-before.log" "${before[@]}" \
+			>"$WORK/warnings-$arch-before" || { sparse_bad=$((sparse_bad + 1)); return 0; }
 	fi
-	warnings_at "$o" "${COMMITS[-1]}" "${after[@]}" >"$WORK/warnings-$arch-after"
+	warnings_at "$o" "${COMMITS[-1]}" "$WORK/sparse-$arch-after.log" "${after[@]}" \
+		>"$WORK/warnings-$arch-after" || { sparse_bad=$((sparse_bad + 1)); return 0; }
 	new=$(comm -13 "$WORK/warnings-$arch-before" "$WORK/warnings-$arch-after")
 	if [ -n "$new" ]; then
 		problem "W=1/sparse ($arch): new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
