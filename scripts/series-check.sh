@@ -33,13 +33,13 @@
 WORK=$BUILD/series-check
 WT=$(series_worktree)
 CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse"
-# name, arch, the configuration whose build it starts from (- for none),
-# and the config line it adds to the test fragments
+# name, arch, whether it is a test configuration (-) or one with an
+# option switched off (off), and the config line it adds to the fragments
 BISECT_CONFIGS=(
 	"x86_64 x86_64 -"
 	"arm64 arm64 -"
-	"x86_64-nosecretmem x86_64 x86_64 # CONFIG_SECRETMEM is not set"
-	"x86_64-nomemfdsecret x86_64 x86_64 # CONFIG_MEMFD_SECRETMEM is not set"
+	"x86_64-nosecretmem x86_64 off # CONFIG_SECRETMEM is not set"
+	"x86_64-nomemfdsecret x86_64 off # CONFIG_MEMFD_SECRETMEM is not set"
 )
 bad=0
 
@@ -214,10 +214,9 @@ config_relevant() {
 # At each commit the configuration is made again from tinyconfig and the
 # fragments whenever a Kconfig file changed, so options that a patch adds
 # are on where the fragments ask for them, and KUnit code is built with
-# its patch. The configurations with an option switched off start from a
-# copy of their test configuration's build at the same commit (kbuild
-# then rebuilds what depends on the option), at the newest commit and at
-# every commit that can build differently without the option.
+# its patch. The configurations with an option switched off are built at
+# the newest commit and at every commit that can build differently
+# without the option.
 check_bisect() {
 	local want=${1:-} cfg name arch from extra c i newest=1
 	local -a names=()
@@ -256,9 +255,11 @@ check_bisect() {
 }
 
 # bisect_build NAME ARCH FROM EXTRA COMMIT I: configure and build the
-# checked-out COMMIT (patch I) in build/series-check/obj/NAME.
+# checked-out COMMIT (patch I) for configuration NAME, in
+# build/series-check/obj/NAME; logs in build/series-check/logs/NAME/.
 bisect_build() {
-	local name=$1 arch=$2 from=$3 extra=$4 c=$5 i=$6 o=$WORK/obj/$1 subj frags
+	local name=$1 arch=$2 extra=$4 c=$5 i=$6 o=$WORK/obj/$1 subj frags
+	local logs=$WORK/logs/$1
 	subj=$(git -C "$TREE" log -1 --format=%s "$c")
 	load_arch "$arch"
 	mapfile -t frags < <(fragments tests)
@@ -266,17 +267,13 @@ bisect_build() {
 		printf '%s\n' "$extra" >"$WORK/$name.config"
 		frags+=("$WORK/$name.config")
 	fi
-	if [ "$from" != - ] && [ -f "$WORK/obj/$from/.config" ]; then
-		mkdir -p "$o"
-		rsync -a --delete "$WORK/obj/$from/" "$o/"
-	fi
-	mkdir -p "$o"
-	if ! kconfigure "$WT" "$o" "${frags[@]}" >"$o/config-$i.log" 2>&1; then
-		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$o/config-$i.log")"
+	mkdir -p "$logs" "$o"
+	if ! kconfigure "$WT" "$o" "${frags[@]}" >"$logs/config-$i.log" 2>&1; then
+		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$logs/config-$i.log")"
 		return 1
 	fi
-	if ! kbuild_image "$WT" "$o" "$o/build-$i.log"; then
-		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$o/build-$i.log" || tail -n1 "$o/build-$i.log")"
+	if ! kbuild_image "$WT" "$o" "$logs/build-$i.log"; then
+		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$logs/build-$i.log" || tail -n1 "$logs/build-$i.log")"
 		return 1
 	fi
 }
