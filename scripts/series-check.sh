@@ -34,7 +34,11 @@ WORK=$BUILD/series-check
 WT=$(series_worktree)
 CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse"
 # name, arch, whether it is a test configuration (-) or one with an
-# option switched off (off), and the config line it adds to the fragments
+# option switched off (off), and the config line it adds to the fragments.
+# A configuration with an option off is built in its arch's test objdir:
+# switching one option rebuilds only what depends on it (Kbuild tracks
+# every CONFIG_ a file uses), where a directory of its own would cost a
+# full kernel build on a machine without ccache.
 BISECT_CONFIGS=(
 	"x86_64 x86_64 -"
 	"arm64 arm64 -"
@@ -220,12 +224,12 @@ config_relevant() {
 check_bisect() {
 	local want=${1:-} cfg name arch from extra c i newest=1
 	local -a names=()
-	local -A n=() f=() s=() arch_of=() from_of=() extra_of=()
+	local -A n=() f=() s=() arch_of=() off_of=() extra_of=()
 	for cfg in "${BISECT_CONFIGS[@]}"; do
 		read -r name arch from extra <<<"$cfg"
 		[ -z "$want" ] || [ "$want" = "$name" ] || continue
 		names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
-		arch_of[$name]=$arch from_of[$name]=$from extra_of[$name]=$extra
+		arch_of[$name]=$arch off_of[$name]=$from extra_of[$name]=$extra
 	done
 	[ "${#names[@]}" -gt 0 ] || die "series-check: no bisect configuration called '$want'"
 	for ((i = ${#COMMITS[@]}; i >= 1; i--)); do
@@ -236,11 +240,11 @@ check_bisect() {
 		fi
 		checkout "$c"
 		for name in "${names[@]}"; do
-			if [ "${from_of[$name]}" != - ] && [ -z "$newest" ] && ! config_relevant "$c"; then
+			if [ "${off_of[$name]}" != - ] && [ -z "$newest" ] && ! config_relevant "$c"; then
 				s[$name]=$((s[$name] + 1))
 				continue
 			fi
-			if bisect_build "$name" "${arch_of[$name]}" "${from_of[$name]}" "${extra_of[$name]}" "$c" "$i"; then
+			if bisect_build "$name" "${arch_of[$name]}" "${extra_of[$name]}" "$c" "$i"; then
 				n[$name]=$((n[$name] + 1))
 			else
 				f[$name]=$((f[$name] + 1))
@@ -254,11 +258,11 @@ check_bisect() {
 	done
 }
 
-# bisect_build NAME ARCH FROM EXTRA COMMIT I: configure and build the
+# bisect_build NAME ARCH EXTRA COMMIT I: configure and build the
 # checked-out COMMIT (patch I) for configuration NAME, in
-# build/series-check/obj/NAME; logs in build/series-check/logs/NAME/.
+# build/series-check/obj/ARCH; logs in build/series-check/logs/NAME/.
 bisect_build() {
-	local name=$1 arch=$2 extra=$4 c=$5 i=$6 o=$WORK/obj/$1 subj frags
+	local name=$1 arch=$2 extra=$3 c=$4 i=$5 o=$WORK/obj/$2 subj frags
 	local logs=$WORK/logs/$1
 	subj=$(git -C "$TREE" log -1 --format=%s "$c")
 	load_arch "$arch"
@@ -297,8 +301,9 @@ warnings_at() {
 }
 
 sparse_arch() {
-	local arch=$1 o=$WORK/obj/$1 before=() after=() c obj new
+	local arch=$1 o=$WORK/obj/$1 before=() after=() c obj new frags
 	load_arch "$arch"
+	mapfile -t frags < <(fragments tests)
 	for c in $(changed_files '*.c' AM | grep -v '^tools/' || true); do
 		case "$c" in arch/*) [[ "$c" == arch/"$SRCARCH"/* ]] || continue ;; esac
 		obj=$(basename "${c%.c}").o
@@ -309,6 +314,8 @@ sparse_arch() {
 	done
 	[ "${#after[@]}" -gt 0 ] || return 0
 	[ -f "$o/.config" ] || die "series-check sparse: no $arch build in ${o#"$TOP"/}: run the bisect first"
+	# the bisect may have left an option switched off in this objdir
+	kconfigure "$WT" "$o" "${frags[@]}" >/dev/null
 	: >"$WORK/warnings-$arch-before"
 	if [ "${#before[@]}" -gt 0 ]; then
 		warnings_at "$o" "$FROM" "$WORK/sparse-$arch-before.log" "${before[@]}" \
