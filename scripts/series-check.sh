@@ -33,17 +33,20 @@
 WORK=$BUILD/series-check
 WT=$(series_worktree)
 CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse"
-# name, arch, whether it is a test configuration (-) or one with an
-# option switched off (off), and the config line it adds to the fragments.
-# A configuration with an option off is built in its arch's test objdir:
-# switching one option rebuilds only what depends on it (Kbuild tracks
-# every CONFIG_ a file uses), where a directory of its own would cost a
-# full kernel build on a machine without ccache.
+# name, objdir (build/series-check/obj/OBJDIR), arch, whether it is a
+# test configuration (-) or one with an option switched off (off), and
+# the config line it adds to the fragments. Kbuild rebuilds only what
+# depends on an option that changed, so a configuration whose option few
+# files test shares its arch's objdir: switching MEMFD_SECRETMEM costs a
+# few files, where a directory of its own costs a full kernel build on a
+# machine without ccache. SECRETMEM is tested by <linux/secretmem.h>,
+# which huge_mm.h includes: switching it rebuilds nearly everything, so
+# that configuration keeps a directory of its own.
 BISECT_CONFIGS=(
-	"x86_64 x86_64 -"
-	"arm64 arm64 -"
-	"x86_64-nosecretmem x86_64 off # CONFIG_SECRETMEM is not set"
-	"x86_64-nomemfdsecret x86_64 off # CONFIG_MEMFD_SECRETMEM is not set"
+	"x86_64 x86_64 x86_64 -"
+	"arm64 arm64 arm64 -"
+	"x86_64-nosecretmem x86_64-nosecretmem x86_64 off # CONFIG_SECRETMEM is not set"
+	"x86_64-nomemfdsecret x86_64 x86_64 off # CONFIG_MEMFD_SECRETMEM is not set"
 )
 bad=0
 
@@ -222,14 +225,14 @@ config_relevant() {
 # the newest commit and at every commit that can build differently
 # without the option.
 check_bisect() {
-	local want=${1:-} cfg name arch from extra c i newest=1
+	local want=${1:-} cfg name obj arch off extra c i newest=1
 	local -a names=()
-	local -A n=() f=() s=() arch_of=() off_of=() extra_of=()
+	local -A n=() f=() s=() obj_of=() arch_of=() off_of=() extra_of=()
 	for cfg in "${BISECT_CONFIGS[@]}"; do
-		read -r name arch from extra <<<"$cfg"
+		read -r name obj arch off extra <<<"$cfg"
 		[ -z "$want" ] || [ "$want" = "$name" ] || continue
 		names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
-		arch_of[$name]=$arch off_of[$name]=$from extra_of[$name]=$extra
+		obj_of[$name]=$obj arch_of[$name]=$arch off_of[$name]=$off extra_of[$name]=$extra
 	done
 	[ "${#names[@]}" -gt 0 ] || die "series-check: no bisect configuration called '$want'"
 	for ((i = ${#COMMITS[@]}; i >= 1; i--)); do
@@ -244,7 +247,8 @@ check_bisect() {
 				s[$name]=$((s[$name] + 1))
 				continue
 			fi
-			if bisect_build "$name" "${arch_of[$name]}" "${extra_of[$name]}" "$c" "$i"; then
+			if bisect_build "$name" "${obj_of[$name]}" "${arch_of[$name]}" \
+				"${extra_of[$name]}" "$c" "$i"; then
 				n[$name]=$((n[$name] + 1))
 			else
 				f[$name]=$((f[$name] + 1))
@@ -258,11 +262,11 @@ check_bisect() {
 	done
 }
 
-# bisect_build NAME ARCH EXTRA COMMIT I: configure and build the
+# bisect_build NAME OBJDIR ARCH EXTRA COMMIT I: configure and build the
 # checked-out COMMIT (patch I) for configuration NAME, in
-# build/series-check/obj/ARCH; logs in build/series-check/logs/NAME/.
+# build/series-check/obj/OBJDIR; logs in build/series-check/logs/NAME/.
 bisect_build() {
-	local name=$1 arch=$2 extra=$3 c=$4 i=$5 o=$WORK/obj/$2 subj frags
+	local name=$1 arch=$3 extra=$4 c=$5 i=$6 o=$WORK/obj/$2 subj frags
 	local logs=$WORK/logs/$1
 	subj=$(git -C "$TREE" log -1 --format=%s "$c")
 	load_arch "$arch"
