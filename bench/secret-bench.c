@@ -34,6 +34,12 @@
  * most in one run of a variant and size:
  *
  *   DM4K arch kernel variant size_mib kb
+ *
+ * and, where it has DirectMap1G, how much of the direct map 1 GiB pages
+ * covered when the program started and when it ended (a level-3 split
+ * can only happen where this is not 0):
+ *
+ *   DM1G arch kernel start_kb end_kb
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -277,6 +283,7 @@ int main(int argc, char **argv)
 	int v, i, r, nsizes, ret;
 	const char *arch;
 	struct utsname u;
+	long dm1g_kb;
 
 	nsizes = argc > 2 ? argc - 2 : 4;
 	if (nsizes > MAX_SIZES)
@@ -288,6 +295,7 @@ int main(int argc, char **argv)
 		perror("setrlimit(RLIMIT_MEMLOCK)");
 	uname(&u);
 	arch = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
+	dm1g_kb = meminfo_kb("DirectMap1G");
 	for (i = 0; i < nsizes; i++)
 		for (r = 0; r < REPEAT; r++)
 			for (v = 0; v < NR_VARIANTS; v++) {
@@ -308,5 +316,8 @@ int main(int argc, char **argv)
 			report(arch, kernel, v, sizes[i], samples[v][i], REPEAT);
 	}
 	cache_report(arch, kernel);
+	if (dm1g_kb >= 0)
+		printf("DM1G\t%s\t%s\t%ld\t%ld\n", arch, kernel, dm1g_kb,
+		       meminfo_kb("DirectMap1G"));
 	return 0;
 }
