@@ -168,10 +168,23 @@ export_series() {
 write_cover_letter() {
 	local dest=$1 n check bench
 	n=$(git -C "$TREE" rev-list --count base..HEAD)
-	check=$(cat "$TOP/results/check-summary.txt" 2>/dev/null ||
-		echo "(no 'make check' summary in results/ yet)")
-	bench=$(cat "$TOP/results/bench.md" 2>/dev/null ||
-		echo "(not measured yet: 'make bench' comes with the large-page cache)")
+	# one row per target, and only the targets table of the benchmark:
+	# the full tables are in results/ for whoever wants every row
+	check=$(awk 'NR == 1 || NF == 0 { next }
+		/ passed, / { total = $0; next }
+		!($1 in p) { order[++n] = $1 }
+		{ p[$1] += $(NF - 2); f[$1] += $(NF - 1); s[$1] += $NF }
+		END {
+			if (!n) exit 1
+			printf "%-32s %7s %7s %7s\n", "TARGET", "PASSED", "FAILED", "SKIPPED"
+			for (i = 1; i <= n; i++)
+				printf "%-32s %7d %7d %7d\n", order[i], p[order[i]], f[order[i]], s[order[i]]
+			print ""
+			print total
+		}' "$TOP/results/check-summary.txt" 2>/dev/null) ||
+		check="(no 'make check' summary in results/ yet)"
+	bench=$(sed -n '/^| x86_64 target /,$p' "$TOP/results/bench.md" 2>/dev/null)
+	[ -n "$bench" ] || bench="(no 'make bench' targets in results/ yet)"
 	{
 		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
 		echo "From: $(git -C "$TREE" log -1 --format='%an <%ae>' HEAD)"
