@@ -179,7 +179,7 @@ main() {
 		say "stage 3: $arch $flavor${param:+ with $param}${only:+, only $only}"
 		run_target "$arch" "${flavor:-tests}" "$param" "$only" || status=1
 	done
-	say "stage 4: series-check (checkpatch, bisect builds, sparse, docs, uapi)"
+	say "stage 4: series-check (checkpatch, bisect builds, sparse, Debian configs, docs, uapi)"
 	series_checks || status=1
 	if [ "$status" != 0 ] && [ ! -s "$PROBLEMS" ]; then
 		echo "check: a stage failed without naming its problem (see its output above)" >>"$PROBLEMS"

@@ -17,6 +17,10 @@
 #               Kconfig, a Makefile, a header or a preprocessor conditional
 #   sparse      W=1 and sparse (C=2) say nothing new on the changed files,
 #               in the x86_64 and the arm64 build
+#   distro      the changed files build with W=1 and nothing new to say in
+#               Debian's own amd64 and arm64 configurations of 6.12
+#               (linux-config-6.12) with MEMFD_SECRETMEM=y: MEMCG, NUMA,
+#               HIBERNATION, MEMORY_HOTPLUG and THP on
 # ONLY="checkpatch commits" runs just those checks (names as above;
 # bisect runs all four builds, bisect:CONFIG one of them), uncached.
 # SERIES_FROM..SERIES_HEAD (commits of build/linux; default base..HEAD)
@@ -32,7 +36,7 @@
 
 WORK=$BUILD/series-check
 WT=$(series_worktree)
-CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse"
+CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse distro"
 # name, objdir (build/series-check/obj/OBJDIR), arch, whether it is a
 # test configuration (-) or one with an option switched off (off), and
 # the config line it adds to the fragments. Kbuild rebuilds only what
@@ -286,39 +290,70 @@ bisect_build() {
 	fi
 }
 
-# W=1 and sparse on the changed C files that a test config builds: the
-# warnings at the series' head, minus those the same files have at the
-# base (new files have no base: all their warnings count). A file counts
-# when its directory's Makefile names its object under an option that
-# the arch's test config turns on; the KUnit files that
-# mm/ #includes are checked with the file that includes them.
+# The configuration a file check builds with, for the commit checked out
+# in SRC: configure KIND SRC OBJDIR. tests: the test fragments (frags).
+# debian: Debian's configuration (distro_cfg) with secret memory for
+# memfd_create() on, and debug info off, which changes no warning and
+# triples the compile time.
+configure() {
+	case $1 in
+	tests) kconfigure "$2" "$3" "${frags[@]}" ;;
+	debian)
+		mkdir -p "$3"
+		xz -dc "$distro_cfg" >"$3/.config" || return 1
+		"$2/scripts/config" --file "$3/.config" --enable SECRETMEM \
+			--enable MEMFD_SECRETMEM --disable DEBUG_INFO_DWARF5 \
+			--disable DEBUG_INFO_DWARF4 \
+			--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
+			--enable DEBUG_INFO_NONE || return 1
+		kmake "$2" "$3" -s olddefconfig >/dev/null
+		;;
+	esac
+}
+
+# warnings_at OBJDIR COMMIT LOG OBJ...: build OBJ... at COMMIT, in the
+# configuration KIND made at that commit, with MKFLAGS; prints the
+# warnings and errors, without line numbers. KIND, MKFLAGS, LABEL and
+# arch are the caller's.
 warnings_at() {
 	local o=$1 c=$2 log=$3 rc=0
 	shift 3
 	checkout "$c"
 	# each commit with its own configuration: a build at the base would
 	# otherwise drop the series' options, which the head then asks for
-	if ! kconfigure "$WT" "$o" "${frags[@]}" >"$log" 2>&1; then
-		problem "W=1/sparse ($arch): the configuration at ${c:0:12} fails: $(tail -n1 "$log")"
+	if ! configure "$KIND" "$WT" "$o" >"$log" 2>&1; then
+		problem "$LABEL ($arch): the configuration at ${c:0:12} fails: $(tail -n1 "$log")"
 		return 1
 	fi
 	(cd "$WT" && touch "${@/%.o/.c}")
-	kmake "$WT" "$o" -k W=1 C=2 "$@" >>"$log" 2>&1 </dev/null || rc=$?
+	kmake "$WT" "$o" -k "${MKFLAGS[@]}" "$@" >>"$log" 2>&1 </dev/null || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		problem "W=1/sparse ($arch): building $* at ${c:0:12} failed: $(grep -m1 -E 'error:|\*\*\*' "$log" || tail -n1 "$log")"
+		problem "$LABEL ($arch): building $* at ${c:0:12} failed: $(grep -m1 -E 'error:|\*\*\*' "$log" || tail -n1 "$log")"
 		return 1
 	fi
 	{ grep -E 'warning:|error:' "$log" || true; } | sed -E 's/:[0-9]+:([0-9]+:)?/:/' | sort -u
 }
 
-sparse_arch() {
-	local arch=$1 o=$WORK/obj/$1 before=() after=() c obj new frags line sym
+# files_arch ARCH: W=1 (and sparse, for the tests configuration) on the
+# changed C files that ARCH builds in the KIND configuration: the
+# warnings at the series' head, minus those the same files have at the
+# base (new files have no base: all their warnings count). A file counts
+# when its directory's Makefile names its object under an option that
+# the configuration turns on; the KUnit files that mm/ #includes are
+# checked with the file that includes them. Counts files in files_ok,
+# failed comparisons in files_bad.
+files_arch() {
+	local arch=$1 o=$WORK/obj/$1-$KIND before=() after=() c obj new frags line sym
+	local name=$LABEL
 	load_arch "$arch"
 	mapfile -t frags < <(fragments tests)
+	if [ "$KIND" = debian ]; then
+		distro_cfg=$(debian_config) || { files_bad=$((files_bad + 1)); return 0; }
+	fi
 	checkout "${COMMITS[-1]}"
-	if ! kconfigure "$WT" "$o" "${frags[@]}" >"$WORK/sparse-$arch-config.log" 2>&1; then
-		problem "W=1/sparse ($arch): the configuration at the head fails: $(tail -n1 "$WORK/sparse-$arch-config.log")"
-		sparse_bad=$((sparse_bad + 1))
+	if ! configure "$KIND" "$WT" "$o" >"$WORK/$KIND-$arch-config.log" 2>&1; then
+		problem "$name ($arch): the configuration at the head fails: $(tail -n1 "$WORK/$KIND-$arch-config.log")"
+		files_bad=$((files_bad + 1))
 		return 0
 	fi
 	for c in $(changed_files '*.c' AM | grep -v '^tools/' || true); do
@@ -327,7 +362,7 @@ sparse_arch() {
 		line=$(git -C "$TREE" show "$HEAD_REF:$(dirname "$c")/Makefile" 2>/dev/null |
 			grep -m1 -w -- "$obj" || true)
 		[ -n "$line" ] || continue
-		# an object under an option that this arch's config leaves off
+		# an object under an option that this configuration leaves off
 		# (secretmem_cache.o on arm64) is not built here
 		sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 || true)
 		[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$o/.config" || continue
@@ -335,28 +370,63 @@ sparse_arch() {
 		git -C "$TREE" cat-file -e "$FROM:$c" 2>/dev/null && before+=("${c%.c}.o")
 	done
 	[ "${#after[@]}" -gt 0 ] || return 0
-	: >"$WORK/warnings-$arch-before"
+	: >"$WORK/warnings-$KIND-$arch-before"
 	if [ "${#before[@]}" -gt 0 ]; then
-		warnings_at "$o" "$FROM" "$WORK/sparse-$arch-before.log" "${before[@]}" \
-			>"$WORK/warnings-$arch-before" || { sparse_bad=$((sparse_bad + 1)); return 0; }
+		warnings_at "$o" "$FROM" "$WORK/$KIND-$arch-before.log" "${before[@]}" \
+			>"$WORK/warnings-$KIND-$arch-before" || { files_bad=$((files_bad + 1)); return 0; }
 	fi
-	warnings_at "$o" "${COMMITS[-1]}" "$WORK/sparse-$arch-after.log" "${after[@]}" \
-		>"$WORK/warnings-$arch-after" || { sparse_bad=$((sparse_bad + 1)); return 0; }
-	new=$(comm -13 "$WORK/warnings-$arch-before" "$WORK/warnings-$arch-after")
+	warnings_at "$o" "${COMMITS[-1]}" "$WORK/$KIND-$arch-after.log" "${after[@]}" \
+		>"$WORK/warnings-$KIND-$arch-after" || { files_bad=$((files_bad + 1)); return 0; }
+	new=$(comm -13 "$WORK/warnings-$KIND-$arch-before" "$WORK/warnings-$KIND-$arch-after")
 	if [ -n "$new" ]; then
-		problem "W=1/sparse ($arch): new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
-		sparse_bad=$((sparse_bad + 1))
+		problem "$name ($arch): new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
+		files_bad=$((files_bad + 1))
 	else
-		sparse_ok=$((sparse_ok + ${#after[@]}))
+		files_ok=$((files_ok + ${#after[@]}))
 	fi
 }
 
 check_sparse() {
 	need_cmd sparse
-	sparse_ok=0 sparse_bad=0
-	sparse_arch x86_64
-	sparse_arch arm64
-	row sparse "$sparse_ok" "$sparse_bad"
+	local KIND=tests LABEL=W=1/sparse MKFLAGS=(W=1 C=2)
+	files_ok=0 files_bad=0
+	files_arch x86_64
+	files_arch arm64
+	row sparse "$files_ok" "$files_bad"
+}
+
+# Debian's own configuration of its 6.12 kernels (linux-config-6.12 for
+# the arch, downloaded and unpacked here, never installed). Prints the
+# path of the xz-compressed config.
+debian_config() {
+	local dir=$WORK/debian-config/$DEB_ARCH f
+	f=$dir/usr/src/linux-config-6.12/config.${DEB_ARCH}_none_${DEB_ARCH}.xz
+	if [ ! -f "$f" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		if ! (cd "$dir" && apt-get download -q "linux-config-6.12:$DEB_ARCH" >/dev/null 2>&1); then
+			problem "distro ($arch): cannot download linux-config-6.12:$DEB_ARCH (run 'make deps')"
+			return 1
+		fi
+		dpkg-deb -x "$dir"/linux-config-6.12_*.deb "$dir"
+	fi
+	if [ ! -f "$f" ]; then
+		problem "distro ($arch): linux-config-6.12:$DEB_ARCH has no ${f##*/}"
+		return 1
+	fi
+	printf '%s\n' "$f"
+}
+
+# What distributions ship: Debian's configuration, with MEMCG, NUMA,
+# HIBERNATION, MEMORY_HOTPLUG and THP on where the test configurations
+# keep the kernel small, so code under those options is built too.
+check_distro() {
+	need_cmd apt-get dpkg-deb xz
+	local KIND=debian LABEL="distro W=1" MKFLAGS=(W=1) distro_cfg=
+	files_ok=0 files_bad=0
+	files_arch x86_64
+	files_arch arm64
+	row distro "$files_ok" "$files_bad"
 }
 
 # One check, in this process: "series-check.sh --one NAME[:ARG]".
@@ -367,7 +437,7 @@ run_one() {
 	mkdir -p "$WORK"
 	case "$name" in
 	checkpatch | commits | kernel-doc | rst | maintainers) "check_${name//-/_}" ;;
-	uapi | sparse | bisect)
+	uapi | sparse | distro | bisect)
 		prepare_worktree
 		"check_$name" ${arg:+"$arg"}
 		;;
