@@ -11,10 +11,11 @@
 #   bisect      every patch that changes what the kernel is built from
 #               builds, each with its own configuration (the test
 #               fragments merged at that commit, so a patch's Kconfig and
-#               KUnit code are built with it): x86_64 and arm64 test
-#               configs; x86_64 with SECRETMEM=n and with MEMFD_SECRETMEM=n
-#               at the newest patch and at every patch that touches
-#               Kconfig, a Makefile, a header or a preprocessor conditional
+#               KUnit code are built with it): vmlinux in the x86_64 and
+#               arm64 test configs; with SECRETMEM=n and with
+#               MEMFD_SECRETMEM=n (x86_64), the files the series changes
+#               and every file that includes a header it changes, and no
+#               call from them into code the option leaves out
 #   sparse      W=1 and sparse (C=2) say nothing new on the changed files,
 #               in the x86_64 and the arm64 build
 #   distro      the changed files build with W=1 and nothing new to say in
@@ -37,20 +38,19 @@
 WORK=$BUILD/series-check
 WT=$(series_worktree)
 CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse distro"
-# name, objdir (build/series-check/obj/OBJDIR), arch, whether it is a
-# test configuration (-) or one with an option switched off (off), and
-# the config line it adds to the fragments. Kbuild rebuilds only what
-# depends on an option that changed, so a configuration whose option few
-# files test shares its arch's objdir: switching MEMFD_SECRETMEM costs a
-# few files, where a directory of its own costs a full kernel build on a
-# machine without ccache. SECRETMEM is tested by <linux/secretmem.h>,
-# which huge_mm.h includes: switching it rebuilds nearly everything, so
-# that configuration keeps a directory of its own.
+# name, objdir (build/series-check/obj/OBJDIR), arch, what is built, and
+# the config line added to the fragments. "vmlinux": the whole kernel.
+# "files": what an option switched off can break, in a directory of its
+# own: the files the series changed up to that commit, those that include
+# a header it changed, and their calls into objects the option removes.
+# A full build with an option switched off recompiles nearly everything
+# (huge_mm.h includes <linux/secretmem.h>, which tests CONFIG_SECRETMEM):
+# on a machine without ccache that is a cold kernel build per option.
 BISECT_CONFIGS=(
-	"x86_64 x86_64 x86_64 -"
-	"arm64 arm64 arm64 -"
-	"x86_64-nosecretmem x86_64-nosecretmem x86_64 off # CONFIG_SECRETMEM is not set"
-	"x86_64-nomemfdsecret x86_64 x86_64 off # CONFIG_MEMFD_SECRETMEM is not set"
+	"x86_64 x86_64 x86_64 vmlinux"
+	"arm64 arm64 arm64 vmlinux"
+	"x86_64-nosecretmem x86_64-nosecretmem x86_64 files # CONFIG_SECRETMEM is not set"
+	"x86_64-nomemfdsecret x86_64-nomemfdsecret x86_64 files # CONFIG_MEMFD_SECRETMEM is not set"
 )
 bad=0
 
@@ -204,39 +204,27 @@ kernel_files() {
 		grep -v -e '^Documentation/' -e '^tools/' -e '^MAINTAINERS$' -e '^CREDITS$' || true
 }
 
-# Whether a commit can build differently with an option switched off: it
-# touches a Kconfig file, a Makefile or a header, or adds or removes a
-# preprocessor conditional or a CONFIG_ test. Commits that do none of
-# these only change code that the test configurations build already.
-config_relevant() {
-	local files
-	files=$(kernel_files "$1")
-	grep -qE '(^|/)(Kconfig[^/]*|Makefile|Kbuild)$|\.h$' <<<"$files" && return 0
-	# shellcheck disable=SC2086  # a list of paths
-	git -C "$TREE" show --format= "$1" -- $files |
-		grep -qE '^[-+][^-+].*(#[[:space:]]*(if|ifdef|ifndef|elif|else|endif)|CONFIG_|IS_ENABLED)'
-}
-
 # Build the series' commits, newest first, in every configuration (or the
-# one named): the newest commit is the tree that make check's test
-# kernels are built from, so with the same layout
-# (build/series-check/{linux,obj/CONFIG} as build/{linux,obj/ARCH-FLAVOR})
-# ccache holds most of it, and each older commit is an incremental build.
-# At each commit the configuration is made again from tinyconfig and the
-# fragments whenever a Kconfig file changed, so options that a patch adds
-# are on where the fragments ask for them, and KUnit code is built with
-# its patch. The configurations with an option switched off are built at
-# the newest commit and at every commit that can build differently
-# without the option.
+# one named, with the test configuration that a "files" one compares
+# with): the newest commit is the tree that make check's test kernels
+# are built from, so with the same layout (build/series-check/{linux,
+# obj/CONFIG} as build/{linux,obj/ARCH-FLAVOR}) ccache holds most of it,
+# and each older commit is an incremental build. At each commit the
+# configuration is made again from tinyconfig and the fragments whenever
+# a Kconfig file changed, so options that a patch adds are on where the
+# fragments ask for them, and KUnit code is built with its patch.
 check_bisect() {
-	local want=${1:-} cfg name obj arch off extra c i newest=1
+	local want=${1:-} cfg name obj arch what extra c i
 	local -a names=()
-	local -A n=() f=() s=() obj_of=() arch_of=() off_of=() extra_of=()
+	local -A n=() f=() s=() obj_of=() arch_of=() what_of=() extra_of=()
 	for cfg in "${BISECT_CONFIGS[@]}"; do
-		read -r name obj arch off extra <<<"$cfg"
-		[ -z "$want" ] || [ "$want" = "$name" ] || continue
-		names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
-		obj_of[$name]=$obj arch_of[$name]=$arch off_of[$name]=$off extra_of[$name]=$extra
+		read -r name obj arch what extra <<<"$cfg"
+		obj_of[$name]=$obj arch_of[$name]=$arch what_of[$name]=$what extra_of[$name]=$extra
+		if [ -z "$want" ] || [ "$want" = "$name" ] ||
+			{ [ "$what" = vmlinux ] && [ "$want" != "$name" ] &&
+				bisect_wants_ref "$want" "$name"; }; then
+			names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
+		fi
 	done
 	[ "${#names[@]}" -gt 0 ] || die "series-check: no bisect configuration called '$want'"
 	for ((i = ${#COMMITS[@]}; i >= 1; i--)); do
@@ -247,18 +235,13 @@ check_bisect() {
 		fi
 		checkout "$c"
 		for name in "${names[@]}"; do
-			if [ "${off_of[$name]}" != - ] && [ -z "$newest" ] && ! config_relevant "$c"; then
-				s[$name]=$((s[$name] + 1))
-				continue
-			fi
-			if bisect_build "$name" "${obj_of[$name]}" "${arch_of[$name]}" \
+			if "bisect_${what_of[$name]}" "$name" "${obj_of[$name]}" "${arch_of[$name]}" \
 				"${extra_of[$name]}" "$c" "$i"; then
 				n[$name]=$((n[$name] + 1))
 			else
 				f[$name]=$((f[$name] + 1))
 			fi
 		done
-		newest=
 	done
 	for name in "${names[@]}"; do
 		say "bisect $name: ${n[$name]} built, ${f[$name]} failed, ${s[$name]} not rebuilt (same kernel as a built commit)"
@@ -266,28 +249,153 @@ check_bisect() {
 	done
 }
 
-# bisect_build NAME OBJDIR ARCH EXTRA COMMIT I: configure and build the
-# checked-out COMMIT (patch I) for configuration NAME, in
-# build/series-check/obj/OBJDIR; logs in build/series-check/logs/NAME/.
-bisect_build() {
-	local name=$1 arch=$3 extra=$4 c=$5 i=$6 o=$WORK/obj/$2 subj frags
-	local logs=$WORK/logs/$1
-	subj=$(git -C "$TREE" log -1 --format=%s "$c")
-	load_arch "$arch"
+# Whether the configuration WANT ("files") compares with the test
+# configuration NAME: the vmlinux configuration of its arch.
+bisect_wants_ref() {
+	local cfg name obj arch what
+	for cfg in "${BISECT_CONFIGS[@]}"; do
+		read -r name obj arch what _ <<<"$cfg"
+		[ "$name" = "$1" ] && [ "$what" = files ] && [ "$arch" = "$2" ] && return 0
+	done
+	return 1
+}
+
+# bisect_configure NAME OBJDIR ARCH EXTRA I: the test fragments (and
+# EXTRA) at the checked-out commit, patch I, in build/series-check/obj/OBJDIR.
+bisect_configure() {
+	local name=$1 o=$WORK/obj/$2 extra=$4 i=$5 frags
+	load_arch "$3"
 	mapfile -t frags < <(fragments tests)
 	if [ -n "$extra" ]; then
 		printf '%s\n' "$extra" >"$WORK/$name.config"
 		frags+=("$WORK/$name.config")
 	fi
-	mkdir -p "$logs" "$o"
-	if ! kconfigure "$WT" "$o" "${frags[@]}" >"$logs/config-$i.log" 2>&1; then
-		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$logs/config-$i.log")"
+	mkdir -p "$WORK/logs/$name" "$o"
+	kconfigure "$WT" "$o" "${frags[@]}" >"$WORK/logs/$name/config-$i.log" 2>&1
+}
+
+# bisect_vmlinux NAME OBJDIR ARCH EXTRA COMMIT I: configure and build
+# vmlinux at the checked-out COMMIT (patch I); logs in
+# build/series-check/logs/NAME/. vmlinux, not the boot image: the series
+# does not touch the boot wrappers, and x86's bzImage would compress the
+# kernel again at every commit.
+bisect_vmlinux() {
+	local name=$1 o=$WORK/obj/$2 c=$5 i=$6 subj log=$WORK/logs/$1/build-$6.log
+	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	if ! bisect_configure "$name" "$2" "$3" "$4" "$i"; then
+		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$WORK/logs/$name/config-$i.log")"
 		return 1
 	fi
-	if ! kbuild_image "$WT" "$o" "$logs/build-$i.log"; then
-		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$logs/build-$i.log" || tail -n1 "$logs/build-$i.log")"
+	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" vmlinux; then
+		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
 		return 1
 	fi
+}
+
+# include_spelling FILE: how a changed header is included, as a fixed
+# string for git grep, or nothing for another arch's header.
+include_spelling() {
+	case $1 in
+	include/uapi/*) printf '#include <%s>\n' "${1#include/uapi/}" ;;
+	include/*) printf '#include <%s>\n' "${1#include/}" ;;
+	arch/"$SRCARCH"/include/uapi/*) printf '#include <%s>\n' "${1#arch/"$SRCARCH"/include/uapi/}" ;;
+	arch/"$SRCARCH"/include/*) printf '#include <%s>\n' "${1#arch/"$SRCARCH"/include/}" ;;
+	arch/*) ;;
+	*) printf '#include "%s"\n' "${1##*/}" ;;
+	esac
+}
+
+# files_to_check COMMIT: the C files that the series changed up to COMMIT,
+# and those that include a header it changed (a header outside include/
+# only from its own directory), other arches' files left out.
+files_to_check() {
+	local f inc
+	{
+		git -C "$WT" diff --name-only --diff-filter=ACMR "$FROM" "$1" -- '*.c' '*.h' |
+			grep -v -e '^tools/' -e '^Documentation/' |
+			while read -r f; do
+				case $f in
+				*.c) echo "$f" ;;
+				*.h)
+					inc=$(include_spelling "$f")
+					[ -n "$inc" ] || continue
+					case $f in
+					include/* | arch/*) git -C "$WT" grep -l -F "$inc" -- '*.c' || true ;;
+					*) git -C "$WT" grep -l -F "$inc" -- "$(dirname "$f")/*.c" || true ;;
+					esac
+					;;
+				esac
+			done
+	} | grep -v -e '^tools/' -e '^Documentation/' -e '^samples/' -e '^scripts/' |
+		awk -v a="arch/$SRCARCH/" 'index($0, "arch/") != 1 || index($0, a) == 1' | sort -u
+}
+
+# obj_enabled OBJDIR FILE.c: whether the configuration in OBJDIR builds
+# FILE's object: its directory's Makefile names it under an option that
+# is y or m there, or under none.
+obj_enabled() {
+	local o=$1 c=$2 obj line sym
+	obj=$(basename "${c%.c}").o
+	line=$(git -C "$WT" show "HEAD:$(dirname "$c")/Makefile" 2>/dev/null |
+		grep -m1 -w -- "$obj" || true)
+	[ -n "$line" ] || return 1
+	sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 || true)
+	[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$o/.config"
+}
+
+# bisect_files NAME OBJDIR ARCH EXTRA COMMIT I: at the checked-out COMMIT,
+# with the option that EXTRA switches off, build each object of
+# files_to_check that the arch's vmlinux configuration built at this
+# commit and this configuration still builds. Then the link check: no
+# such object may use a symbol that those objects define in the vmlinux
+# configuration and not here (all of mm/secretmem.o without
+# CONFIG_SECRETMEM, its memfd_create() entry points without
+# CONFIG_MEMFD_SECRETMEM). Needs the arch's vmlinux configuration built
+# first, at COMMIT.
+bisect_files() {
+	local name=$1 o=$WORK/obj/$2 c=$5 i=$6 subj ref f obj log=$WORK/logs/$1/build-$6.log
+	local -a objs=() checked=()
+	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	ref=$WORK/obj/$3
+	if ! bisect_configure "$name" "$2" "$3" "$4" "$i"; then
+		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$WORK/logs/$name/config-$i.log")"
+		return 1
+	fi
+	for f in $(files_to_check "$c"); do
+		obj=${f%.c}.o
+		[ -f "$ref/$(dirname "$obj")/.$(basename "$obj").cmd" ] || continue
+		checked+=("$obj")
+		! obj_enabled "$o" "$f" || objs+=("$obj")
+	done
+	if [ "${#checked[@]}" -eq 0 ]; then
+		problem "bisect $name: patch $i '$subj': none of its files was built in $ref"
+		return 1
+	fi
+	# the option leaves out every file to check (patch 1 without
+	# CONFIG_SECRETMEM changes only mm/secretmem.c): nothing to build
+	[ "${#objs[@]}" -gt 0 ] || return 0
+	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" "${objs[@]}"; then
+		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
+		return 1
+	fi
+	local removed uses
+	removed=$(LC_ALL=C comm -23 <(cd "$ref" && defined_symbols "${checked[@]}") \
+		<(cd "$o" && defined_symbols "${objs[@]}"))
+	uses=$(cd "$o" && "${CROSS_COMPILE}nm" -u -A "${objs[@]}" | awk '{ print $NF, $1 }' |
+		LC_ALL=C sort -k1,1 | LC_ALL=C join - <(printf '%s\n' "$removed"))
+	if [ -n "$uses" ]; then
+		problem "bisect $name: patch $i '$subj' does not link: $(head -n1 <<<"$uses" |
+			awk '{ sub(/:$/, "", $2); print $2 " uses " $1 ", which is built only with the option on" }')"
+		return 1
+	fi
+}
+
+# defined_symbols OBJ...: the global symbols the objects that exist define.
+defined_symbols() {
+	local f
+	for f in "$@"; do [ ! -f "$f" ] || echo "$f"; done |
+		xargs -r "${CROSS_COMPILE}nm" -g --defined-only |
+		awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u
 }
 
 # The configuration a file check builds with, for the commit checked out
@@ -343,7 +451,7 @@ warnings_at() {
 # checked with the file that includes them. Counts files in files_ok,
 # failed comparisons in files_bad.
 files_arch() {
-	local arch=$1 o=$WORK/obj/$1-$KIND before=() after=() c obj new frags line sym
+	local arch=$1 o=$WORK/obj/$1-$KIND before=() after=() c new frags
 	local name=$LABEL
 	load_arch "$arch"
 	mapfile -t frags < <(fragments tests)
@@ -358,14 +466,9 @@ files_arch() {
 	fi
 	for c in $(changed_files '*.c' AM | grep -v '^tools/' || true); do
 		case "$c" in arch/*) [[ "$c" == arch/"$SRCARCH"/* ]] || continue ;; esac
-		obj=$(basename "${c%.c}").o
-		line=$(git -C "$TREE" show "$HEAD_REF:$(dirname "$c")/Makefile" 2>/dev/null |
-			grep -m1 -w -- "$obj" || true)
-		[ -n "$line" ] || continue
 		# an object under an option that this configuration leaves off
 		# (secretmem_cache.o on arm64) is not built here
-		sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 || true)
-		[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$o/.config" || continue
+		obj_enabled "$o" "$c" || continue
 		after+=("${c%.c}.o")
 		git -C "$TREE" cat-file -e "$FROM:$c" 2>/dev/null && before+=("${c%.c}.o")
 	done

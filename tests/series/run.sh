@@ -141,6 +141,35 @@ int secretmem_selftest_broken(void)\
 }')
 	expect bisect-arm64 "bisect arm64: patch 1 'arm64: mm: use a symbol" bisect:arm64 "$head" "$c"
 
+	# a call from code that every configuration builds into mm/secretmem.c,
+	# which CONFIG_SECRETMEM=n leaves out: only the link check of the
+	# switched-off configuration sees it
+	c=$(commit_on "$head" "memfd: count secret memory through a secretmem helper" \
+		mm/secretmem.c '$a\
+\
+unsigned long secretmem_selftest_count(void)\
+{\
+\treturn 0;\
+}' \
+		mm/memfd.c '$a\
+\
+unsigned long secretmem_selftest_count(void);\
+unsigned long memfd_selftest_count(void)\
+{\
+\treturn secretmem_selftest_count();\
+}')
+	expect bisect-nosecretmem "mm/memfd.o uses secretmem_selftest_count, which is built only with the option on" \
+		bisect:x86_64-nosecretmem "$head" "$c"
+
+	# a declaration made for every configuration and a stub taken away:
+	# memfd.c then calls the secretmem.c function that only
+	# CONFIG_MEMFD_SECRETMEM builds, which compiles and does not link
+	c=$(commit_on "$head" "memfd: declare secretmem_file_seals() for every configuration" \
+		include/linux/memfd.h '/^static inline unsigned int \*secretmem_file_seals(struct file \*file)$/,/^}$/d
+s|^#ifdef CONFIG_MEMFD_SECRETMEM$|unsigned int *secretmem_file_seals(struct file *file);\n\n&|')
+	expect bisect-nomemfdsecret "mm/memfd.o uses secretmem_file_seals, which is built only with the option on" \
+		bisect:x86_64-nomemfdsecret "$head" "$c"
+
 	# The KUnit test's Kconfig entry appears within the range, with a test
 	# that does not build: only a configuration made at that commit from
 	# the fragments turns it on and builds it.
