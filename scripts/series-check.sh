@@ -343,10 +343,22 @@ obj_enabled() {
 	[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$o/.config"
 }
 
+# obj_dropped OBJDIR FILE.c: whether the configuration in OBJDIR leaves
+# out FILE's object, which the vmlinux configuration built: its
+# directory's Makefile names it under an option that is off there. An
+# object named some other way (init_$(BITS).o) is built in both.
+obj_dropped() {
+	local o=$1 c=$2 line sym
+	line=$(git -C "$WT" show "HEAD:$(dirname "$c")/Makefile" 2>/dev/null |
+		grep -m1 -w -- "$(basename "${c%.c}").o" || true)
+	sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 || true)
+	[ -n "$sym" ] && ! grep -qE "^$sym=[ym]" "$o/.config"
+}
+
 # bisect_files NAME OBJDIR ARCH EXTRA COMMIT I: at the checked-out COMMIT,
 # with the option that EXTRA switches off, build each object of
 # files_to_check that the arch's vmlinux configuration built at this
-# commit and this configuration still builds. Then the link check: no
+# commit and this configuration does not drop. Then the link check: no
 # such object may use a symbol that those objects define in the vmlinux
 # configuration and not here (all of mm/secretmem.o without
 # CONFIG_SECRETMEM, its memfd_create() entry points without
@@ -365,7 +377,7 @@ bisect_files() {
 		obj=${f%.c}.o
 		[ -f "$ref/$(dirname "$obj")/.$(basename "$obj").cmd" ] || continue
 		checked+=("$obj")
-		! obj_enabled "$o" "$f" || objs+=("$obj")
+		obj_dropped "$o" "$f" || objs+=("$obj")
 	done
 	if [ "${#checked[@]}" -eq 0 ]; then
 		problem "bisect $name: patch $i '$subj': none of its files was built in $ref"
