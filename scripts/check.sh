@@ -129,7 +129,9 @@ series_checks() {
 	if [ "$rc" -ne 0 ] && ! grep -q '^series: ' "$err"; then
 		echo "series: series-check stopped without saying why: $(tail -n1 "$err")" >>"$PROBLEMS"
 	fi
-	if out=$("$TOP/tests/series/run.sh" 2>&1 | tee /dev/stderr); then
+	# -a: where stderr is a file (make check >log 2>&1), tee would
+	# otherwise open it afresh and truncate everything before this point
+	if out=$("$TOP/tests/series/run.sh" 2>&1 | tee -a /dev/stderr); then
 		printf 'host\tseries-selftest\t%d\t0\t0\n' "$(grep -c ': caught: ' <<<"$out")" >>"$RESULTS"
 	else
 		printf 'host\tseries-selftest\t%d\t%d\t0\n' "$(grep -c ': caught: ' <<<"$out")" \
