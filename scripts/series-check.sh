@@ -221,8 +221,7 @@ check_bisect() {
 		read -r name obj arch what extra <<<"$cfg"
 		obj_of[$name]=$obj arch_of[$name]=$arch what_of[$name]=$what extra_of[$name]=$extra
 		if [ -z "$want" ] || [ "$want" = "$name" ] ||
-			{ [ "$what" = vmlinux ] && [ "$want" != "$name" ] &&
-				bisect_wants_ref "$want" "$name"; }; then
+			{ [ "$what" = vmlinux ] && bisect_wants_ref "$want" "$name"; }; then
 			names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
 		fi
 	done
@@ -330,29 +329,36 @@ files_to_check() {
 		awk -v a="arch/$SRCARCH/" 'index($0, "arch/") != 1 || index($0, a) == 1' | sort -u
 }
 
+# makefile_option FILE.c: how the Makefile of FILE's directory names its
+# object: the option it is built under, "-" for none (obj-y), nothing if
+# the object is not named literally (init_$(BITS).o).
+makefile_option() {
+	local line
+	line=$(git -C "$WT" show "HEAD:$(dirname "$1")/Makefile" 2>/dev/null |
+		grep -m1 -w -- "$(basename "${1%.c}").o" || true)
+	[ -n "$line" ] || return 0
+	grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 | grep . || echo -
+}
+
+# option_on OBJDIR SYM: whether SYM is y or m in OBJDIR's .config.
+option_on() { grep -qE "^$2=[ym]" "$1/.config"; }
+
 # obj_enabled OBJDIR FILE.c: whether the configuration in OBJDIR builds
-# FILE's object: its directory's Makefile names it under an option that
-# is y or m there, or under none.
+# FILE's object: its Makefile names it under no option or one that is on.
 obj_enabled() {
-	local o=$1 c=$2 obj line sym
-	obj=$(basename "${c%.c}").o
-	line=$(git -C "$WT" show "HEAD:$(dirname "$c")/Makefile" 2>/dev/null |
-		grep -m1 -w -- "$obj" || true)
-	[ -n "$line" ] || return 1
-	sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 || true)
-	[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$o/.config"
+	local sym
+	sym=$(makefile_option "$2")
+	[ "$sym" = - ] || { [ -n "$sym" ] && option_on "$1" "$sym"; }
 }
 
 # obj_dropped OBJDIR FILE.c: whether the configuration in OBJDIR leaves
-# out FILE's object, which the vmlinux configuration built: its
-# directory's Makefile names it under an option that is off there. An
-# object named some other way (init_$(BITS).o) is built in both.
+# out FILE's object, which the vmlinux configuration built: its Makefile
+# names it under an option that is off there. An object named some other
+# way (init_$(BITS).o) is built in both.
 obj_dropped() {
-	local o=$1 c=$2 line sym
-	line=$(git -C "$WT" show "HEAD:$(dirname "$c")/Makefile" 2>/dev/null |
-		grep -m1 -w -- "$(basename "${c%.c}").o" || true)
-	sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line" | head -n1 || true)
-	[ -n "$sym" ] && ! grep -qE "^$sym=[ym]" "$o/.config"
+	local sym
+	sym=$(makefile_option "$2")
+	[ -n "$sym" ] && [ "$sym" != - ] && ! option_on "$1" "$sym"
 }
 
 # bisect_files NAME OBJDIR ARCH EXTRA COMMIT I: at the checked-out COMMIT,
