@@ -16,9 +16,12 @@
  *   arch kernel variant size_mib faults_per_sec ipis_per_page
  *   dm_level2_splits dm_level3_splits teardown_ms
  *
- * ipis_per_page counts TLB-flush IPIs from /proc/interrupts: x86's "TLB"
- * line (user-space shootdowns) plus its "CAL" line (function calls, which
- * is how flush_tlb_kernel_range() reaches other CPUs); "NA" where the
+ * ipis_per_page counts the TLB-flush IPIs the faulting CPU sends, from
+ * /proc/interrupts: secret-bench runs on CPU 0 only and sums x86's "TLB"
+ * line (user-space shootdowns) and its "CAL" line (function calls, which
+ * is how flush_tlb_kernel_range() reaches other CPUs) over the other CPUs.
+ * What CPU 0 receives is not counted: a CPU that a flush woke from idle
+ * may send one back, to wake a task there. "NA" where the
  * architecture broadcasts TLB invalidations instead. The split counters are x86's direct_map_level{2,3}_splits
  * from /proc/vmstat ("NA" elsewhere). Variants the kernel lacks are left
  * out. Times are only comparable within one run on one machine.
@@ -43,6 +46,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
@@ -66,12 +70,19 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The sum over all CPUs of one /proc/interrupts line, or -1 if absent. */
+/* the CPU secret-bench runs on, pinned; -1 if it could not pin itself */
+static int bench_cpu = -1;
+
+/*
+ * The sum of one /proc/interrupts line over every CPU but bench_cpu, or -1
+ * if absent. CPU 0 is always the first column.
+ */
 static long interrupts(const char *name)
 {
 	char line[4096];
 	long sum = -1;
 	FILE *f = fopen("/proc/interrupts", "r");
+	int col;
 
 	if (!f)
 		return -1;
@@ -84,12 +95,13 @@ static long interrupts(const char *name)
 			continue;
 		p += strlen(name) + 1;
 		sum = 0;
-		for (;;) {
+		for (col = 0; ; col++) {
 			long v = strtol(p, &end, 10);
 
 			if (end == p)
 				break;
-			sum += v;
+			if (col != bench_cpu)
+				sum += v;
 			p = end;
 		}
 	}
@@ -189,10 +201,14 @@ static int measure(enum variant v, long size_mib, struct sample *out)
 		close(fd);
 		return -1;
 	}
-	tlb0 = tlb_ipis();
 	l2_0 = vmstat_get("direct_map_level2_splits");
 	l3_0 = vmstat_get("direct_map_level3_splits");
 	dm4k_0 = meminfo_kb("DirectMap4k");
+	/*
+	 * Last before the faults: the readers above write vm.stat_refresh,
+	 * whose work on every CPU is queued with function-call IPIs.
+	 */
+	tlb0 = tlb_ipis();
 	t0 = now_ms();
 	for (i = 0; i < len; i += page)
 		p[i] = 1;
@@ -283,6 +299,7 @@ int main(int argc, char **argv)
 	int v, i, r, nsizes, ret;
 	const char *arch;
 	struct utsname u;
+	cpu_set_t cpu0;
 	long dm1g_kb;
 
 	nsizes = argc > 2 ? argc - 2 : 4;
@@ -293,6 +310,13 @@ int main(int argc, char **argv)
 	/* secret memory is charged to RLIMIT_MEMLOCK; we measure, not limit */
 	if (setrlimit(RLIMIT_MEMLOCK, &unlimited) < 0)
 		perror("setrlimit(RLIMIT_MEMLOCK)");
+	/* on CPU 0 only, so that the IPIs the faults send can be told apart */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0) < 0)
+		perror("sched_setaffinity(CPU 0): counting the IPIs of every CPU");
+	else
+		bench_cpu = 0;
 	uname(&u);
 	arch = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
 	dm1g_kb = meminfo_kb("DirectMap1G");

@@ -58,6 +58,10 @@ qemu_cmd() {
 		-machine "$QEMU_MACHINE" -cpu "$cpu" -smp "$SMP_WANT" -m "${MEM:-1024}"
 		-kernel "$KERNEL" -initrd "$initrd" -serial stdio
 		-append "console=$CONSOLE panic=-1 loglevel=$loglevel harness.mode=$mode $CMDLINE $extra${CMDLINE_EXTRA:-}")
+	# QEMU_EXTRA: more QEMU options, split on blanks (make bench's -mem-prealloc)
+	local more
+	read -ra more <<<"${QEMU_EXTRA:-}"
+	QEMU_ARGS+=("${more[@]}")
 }
 
 main() {
