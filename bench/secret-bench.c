@@ -7,7 +7,7 @@
  * For every variant the running kernel offers (plain memfd, memfd_secret(2),
  * MFD_SECRET EXCLUSIVE and UNCACHED) and every size (default 1 16 64 256
  * MiB) it maps a fresh file, writes one byte per page, and unmaps it,
- * REPEAT (3) times, interleaving the variants so that a slow spell of the
+ * REPEAT (5) times, interleaving the variants so that a slow spell of the
  * host hits all of them alike. It prints one tab-separated line per
  * variant and size, prefixed "BENCH", with the median of the runs for
  * the rates and times, and the counts summed over the runs per page (or
@@ -16,13 +16,18 @@
  *   arch kernel variant size_mib faults_per_sec ipis_per_page
  *   dm_level2_splits dm_level3_splits teardown_ms
  *
- * ipis_per_page counts the TLB-flush IPIs the faulting CPU sends, from
- * /proc/interrupts: secret-bench runs on CPU 0 only and sums x86's "TLB"
- * line (user-space shootdowns) and its "CAL" line (function calls, which
- * is how flush_tlb_kernel_range() reaches other CPUs) over the other CPUs.
- * What CPU 0 receives is not counted: a CPU that a flush woke from idle
- * may send one back, to wake a task there. "NA" where the
- * architecture broadcasts TLB invalidations instead. The split counters are x86's direct_map_level{2,3}_splits
+ * ipis_per_page counts the TLB-flush IPIs the faulting CPU sends:
+ * secret-bench runs on CPU 0 only and counts the csd:csd_queue_cpu trace
+ * events recorded on CPU 0 for another CPU whose function is a TLB flush
+ * (its name has "tlb" or "flush": flush_tlb_func, do_flush_tlb_all,
+ * do_kernel_range_flush, __cpa_flush_tlb, the block cache's own), over
+ * tracefs. A request is counted whether or not it needed an IPI of its
+ * own, so this is an upper bound; other function calls, such as a
+ * wakeup queued for an idle CPU, are not TLB flushes and are not
+ * counted, nor is what CPU 0 receives. "NA" where the kernel has no
+ * such event (scripts/bench.sh builds x86_64 with configs/bench.config;
+ * arm64 broadcasts TLB invalidations and sends no IPI for them). The
+ * split counters are x86's direct_map_level{2,3}_splits
  * from /proc/vmstat ("NA" elsewhere). Variants the kernel lacks are left
  * out. Times are only comparable within one run on one machine.
  *
@@ -38,6 +43,12 @@
  *
  *   DM4K arch kernel variant size_mib kb
  *
+ * Before the runs it takes the boot's first secret page, one page of
+ * memfd_secret(2), on its own, and reports its TLB-flush IPIs and splits
+ * (see first_page()):
+ *
+ *   FIRST arch kernel ipis dm_level2_splits dm_level3_splits
+ *
  * and, where it has DirectMap1G, how much of the direct map 1 GiB pages
  * covered when the program started and when it ended (a level-3 split
  * can only happen where this is not 0):
@@ -47,6 +58,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
@@ -73,49 +85,112 @@ static double now_ms(void)
 /* the CPU secret-bench runs on, pinned; -1 if it could not pin itself */
 static int bench_cpu = -1;
 
-/*
- * The sum of one /proc/interrupts line over every CPU but bench_cpu, or -1
- * if absent. CPU 0 is always the first column.
- */
-static long interrupts(const char *name)
+#define TRACEFS "/sys/kernel/tracing"
+
+/* 1: csd_queue_cpu events are recorded while a fault window runs */
+static int tracing;
+
+static int tracefs_write(const char *file, const char *val)
 {
-	char line[4096];
-	long sum = -1;
-	FILE *f = fopen("/proc/interrupts", "r");
-	int col;
+	char path[256];
+	ssize_t len = strlen(val);
+	int fd, ok;
 
-	if (!f)
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, name, strlen(name)) || p[strlen(name)] != ':')
-			continue;
-		p += strlen(name) + 1;
-		sum = 0;
-		for (col = 0; ; col++) {
-			long v = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (col != bench_cpu)
-				sum += v;
-			p = end;
-		}
-	}
-	fclose(f);
-	return sum;
+	ok = write(fd, val, len) == len;
+	close(fd);
+	return ok ? 0 : -1;
 }
 
-static long tlb_ipis(void)
+/*
+ * Record csd_queue_cpu, in a buffer large enough for one window of the
+ * base kernel's memfd_secret() (a request per page: 65536 for 256 MiB).
+ */
+static void tracing_setup(void)
 {
-	long tlb = interrupts("TLB"), cal = interrupts("CAL");
+	if (bench_cpu < 0)
+		return;
+	if (access(TRACEFS "/events/csd/csd_queue_cpu/enable", W_OK))
+		mount("nodev", TRACEFS, "tracefs", 0, NULL);
+	if (access(TRACEFS "/events/csd/csd_queue_cpu/enable", W_OK))
+		return;
+	if (tracefs_write("tracing_on", "0") ||
+	    tracefs_write("buffer_size_kb", "16384") ||
+	    tracefs_write("events/csd/csd_queue_cpu/enable", "1")) {
+		perror("tracefs: cannot record csd_queue_cpu");
+		exit(1);
+	}
+	tracing = 1;
+}
 
-	if (tlb < 0 && cal < 0)
+/* Empty the trace buffer and start recording. */
+static void tlb_ipis_start(void)
+{
+	if (!tracing)
+		return;
+	if (tracefs_write("trace", "") || tracefs_write("tracing_on", "1")) {
+		perror("tracefs: cannot start recording");
+		exit(1);
+	}
+}
+
+/* 1 if bench_cpu's buffer lost events since it was emptied */
+static int trace_overrun(void)
+{
+	char path[256], line[256];
+	long overrun = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/stats", bench_cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "overrun: %ld", &overrun) == 1)
+			break;
+	fclose(f);
+	return overrun != 0;
+}
+
+/*
+ * Stop recording and count the TLB-flush requests bench_cpu queued for
+ * other CPUs since tlb_ipis_start(); -1 where they are not counted.
+ */
+static long tlb_ipis_stop(void)
+{
+	char path[256], line[512], func[128];
+	long n = 0;
+	FILE *f;
+
+	if (!tracing)
 		return -1;
-	return (tlb < 0 ? 0 : tlb) + (cal < 0 ? 0 : cal);
+	tracefs_write("tracing_on", "0");
+	if (trace_overrun()) {
+		fprintf(stderr, "tracefs: the trace buffer overran; IPIs not counted\n");
+		exit(1);
+	}
+	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", bench_cpu);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strstr(line, " csd_queue_cpu: cpu=");
+		char *fn = strstr(line, " func=");
+
+		if (!c || !fn || sscanf(fn, " func=%127s", func) != 1)
+			continue;
+		if (atoi(c + strlen(" csd_queue_cpu: cpu=")) == bench_cpu)
+			continue;
+		if (strstr(func, "tlb") || strstr(func, "flush"))
+			n++;
+	}
+	fclose(f);
+	return n;
 }
 
 static void cache_report(const char *arch, const char *kernel)
@@ -159,7 +234,7 @@ static int open_variant(enum variant v)
 	}
 }
 
-#define REPEAT		3
+#define REPEAT		5
 #define MAX_SIZES	8
 
 struct sample {
@@ -177,11 +252,12 @@ static long delta(long before, long after)
 	return before < 0 || after < 0 ? -1 : after - before;
 }
 
-/* One run: map a fresh file, touch every page, unmap it. */
-static int measure(enum variant v, long size_mib, struct sample *out)
+/* One run: map a fresh file of LEN bytes, touch every page, unmap it. */
+static int measure(enum variant v, size_t len, struct sample *out)
 {
-	size_t page = sysconf(_SC_PAGESIZE), len = size_mib << 20, i;
-	long tlb0, l2_0, l3_0, dm4k_0;
+	size_t page = sysconf(_SC_PAGESIZE), i;
+	long size_mib = len >> 20;
+	long l2_0, l3_0, dm4k_0;
 	struct cache_stats st;
 	double t0, t1, t2;
 	char *p;
@@ -204,16 +280,12 @@ static int measure(enum variant v, long size_mib, struct sample *out)
 	l2_0 = vmstat_get("direct_map_level2_splits");
 	l3_0 = vmstat_get("direct_map_level3_splits");
 	dm4k_0 = meminfo_kb("DirectMap4k");
-	/*
-	 * Last before the faults: the readers above write vm.stat_refresh,
-	 * whose work on every CPU is queued with function-call IPIs.
-	 */
-	tlb0 = tlb_ipis();
+	tlb_ipis_start();
 	t0 = now_ms();
 	for (i = 0; i < len; i += page)
 		p[i] = 1;
 	t1 = now_ms();
-	out->ipis = delta(tlb0, tlb_ipis());
+	out->ipis = tlb_ipis_stop();
 	out->l2_splits = delta(l2_0, vmstat_get("direct_map_level2_splits"));
 	out->l3_splits = delta(l3_0, vmstat_get("direct_map_level3_splits"));
 	out->dm4k_kb = delta(dm4k_0, meminfo_kb("DirectMap4k"));
@@ -288,6 +360,28 @@ static void report(const char *arch, const char *kernel, enum variant v,
 	fflush(stdout);
 }
 
+/*
+ * The boot's first secret page, one page of memfd_secret(2), before any
+ * measured run. Where the direct map starts as 1 GiB pages, whatever
+ * first takes memory out of it splits one into 2 MiB pages, and the split
+ * flushes every CPU's TLB: mainline's first secret page as much as the
+ * block cache's first block. That happens once per GiB, so it is
+ * measured and reported here, and the runs show what every file after it
+ * costs.
+ */
+static void first_page(const char *arch, const char *kernel)
+{
+	struct sample s;
+
+	if (measure(MEMFD_SECRET, sysconf(_SC_PAGESIZE), &s))
+		return;
+	printf("FIRST\t%s\t%s", arch, kernel);
+	print_sum(s.ipis, 0);
+	print_sum(s.l2_splits, 0);
+	print_sum(s.l3_splits, 0);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	static const long default_sizes[] = { 1, 16, 64, 256 };
@@ -317,15 +411,17 @@ int main(int argc, char **argv)
 		perror("sched_setaffinity(CPU 0): counting the IPIs of every CPU");
 	else
 		bench_cpu = 0;
+	tracing_setup();
 	uname(&u);
 	arch = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
 	dm1g_kb = meminfo_kb("DirectMap1G");
+	first_page(arch, kernel);
 	for (i = 0; i < nsizes; i++)
 		for (r = 0; r < REPEAT; r++)
 			for (v = 0; v < NR_VARIANTS; v++) {
 				if (missing[v])
 					continue;
-				ret = measure(v, sizes[i], &samples[v][i][r]);
+				ret = measure(v, sizes[i] << 20, &samples[v][i][r]);
 				if (ret == -2)
 					return 1;
 				if (ret < 0)

@@ -8,6 +8,7 @@
 #   cache.tsv    what the block cache keeps after close and shrink
 #   directmap4k.tsv  how far DirectMap4k grew (x86), shown in results.md
 #   directmap1g.tsv  DirectMap1G when secret-bench started and ended (x86)
+#   first.tsv    what the boot's first secret page cost, before the runs
 # It copies results.md to results/bench.md for the cover letter and into
 # README.md between its bench markers. results.md ends with the x86_64
 # targets, each PASS or FAIL; make bench fails if one fails.
@@ -18,13 +19,23 @@ OUT=$BUILD/bench
 WT=$(series_worktree)
 ARCHES=${BENCH_ARCHES:-x86_64 arm64}
 
+# The flavour both kernels of ARCH are built in. x86_64 adds trace
+# events (configs/bench.config), which secret-bench uses to tell the
+# TLB-flush IPIs of a fault from other function-call IPIs; arm64
+# broadcasts TLB invalidations, sends no IPI for them, and keeps the
+# tests flavour.
+bench_flavor() { if [ "$1" = x86_64 ]; then echo bench; else echo tests; fi; }
+
+# The objdir suffix of the base kernel in FLAVOR: base, base-bench.
+base_flavor() { if [ "$1" = tests ]; then echo base; else echo "base-$1"; fi; }
+
 # The base kernel: the base commit, checked out in series-check's
-# worktree, configured and built as scripts/kernel.sh builds the tests
-# flavour (lib.sh's kconfigure and kbuild_image).
+# worktree, configured and built as scripts/kernel.sh builds FLAVOR
+# (lib.sh's kconfigure and kbuild_image).
 build_base_kernel() {
-	local arch=$1 o frags
+	local arch=$1 flavor=$2 o frags
 	load_arch "$arch"
-	o=$(objdir "$arch" base)
+	o=$(objdir "$arch" "$(base_flavor "$flavor")")
 	if [ ! -e "$WT/.git" ]; then
 		mkdir -p "$(dirname "$WT")"
 		git -C "$TREE" worktree prune
@@ -32,7 +43,7 @@ build_base_kernel() {
 	fi
 	git -C "$WT" checkout -q --detach base
 	say "building the unpatched base kernel for $arch in ${o#"$TOP"/}"
-	mapfile -t frags < <(fragments tests)
+	mapfile -t frags < <(fragments "$flavor")
 	kconfigure "$WT" "$o" "${frags[@]}"
 	kbuild_image "$WT" "$o" "$o/build.log" ||
 		die "the base kernel does not build for $arch (log: ${o#"$TOP"/}/build.log)"
@@ -69,6 +80,8 @@ run_bench() {
 		sed -n 's/^DM4K\t//p' >>"$OUT/directmap4k.tsv"
 	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
 		sed -n 's/^DM1G\t//p' >>"$OUT/directmap1g.tsv"
+	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
+		sed -n 's/^FIRST\t//p' >>"$OUT/first.tsv"
 }
 
 # Ratios to plain memfd of the same kernel, arch and size, with the
@@ -95,7 +108,8 @@ write_markdown() {
 # The targets, on x86_64, from the series kernel of this run. Writes the
 # table to stdout; returns 1 if a target is missed or was not measured.
 write_targets() {
-	awk -F'\t' -v cachefile="$OUT/cache.tsv" -v dm1gfile="$OUT/directmap1g.tsv" '
+	awk -F'\t' -v cachefile="$OUT/cache.tsv" -v dm1gfile="$OUT/directmap1g.tsv" \
+		-v firstfile="$OUT/first.tsv" '
 		function verdict(ok) { if (!ok) failed = 1; return ok ? "PASS" : "FAIL" }
 		# ms to fault in MIB MiB of 4 KiB pages at RATE faults/s, then tear down
 		function life(mib, rate, teardown) { return mib * 256 / rate * 1000 + teardown }
@@ -108,6 +122,11 @@ write_targets() {
 			while ((getline line < cachefile) > 0) {
 				split(line, c, "\t")
 				if (c[1] == "x86_64" && c[2] == "series") { nodes = c[3]; cached = c[5] }
+			}
+			while ((getline line < firstfile) > 0) {
+				split(line, c, "\t")
+				if (c[1] == "x86_64")
+					first[c[2]] = sprintf("%s level-3 and %s level-2 split(s), %s TLB-flush IPI(s)", c[5], c[4], c[3])
 			}
 			while ((getline line < dm1gfile) > 0) {
 				split(line, c, "\t")
@@ -150,6 +169,7 @@ write_targets() {
 			printf "| direct_map_level2_splits, every secret variant | 0 | %d at worst | %s |\n", maxl2, verdict(maxl2 == 0)
 			printf "| DirectMap1G in the guest, so that a level-3 split can happen | > 0 kB at start | %s kB at start, %s kB at end | %s |\n", dm1g0 == "" ? "NA" : dm1g0, dm1g1 == "" ? "NA" : dm1g1, verdict(dm1g0 + 0 > 0)
 			printf "| direct_map_level3_splits, every secret variant | 0 | %d at worst | %s |\n", maxl3, verdict(maxl3 == 0)
+			printf "| for the record, not a target: the boot'"'"'s first secret page, before the runs above | | series: %s; base: %s. DirectMap1G %s kB at start, %s kB at end | |\n", first["series"] == "" ? "NA" : first["series"], first["base"] == "" ? "NA" : first["base"], dm1g0 == "" ? "NA" : dm1g0, dm1g1 == "" ? "NA" : dm1g1
 			printf "| free pages cached after close and shrink | <= 512 per node | %s on %s node(s) | %s |\n", cached == "" ? "NA" : cached, nodes == "" ? "NA" : nodes, verdict(cached != "" && cached + 0 <= 512 * nodes)
 			printf "| for comparison: memfd_secret() on the base kernel | | %.2f-%.2fx memfd, %.4f IPIs/page, %d level2 splits at worst | |\n", bmin, bmax, bipi, bl2
 			exit failed
@@ -225,19 +245,21 @@ targets_only() {
 }
 
 main() {
-	local arch
+	local arch flavor
 	mkdir -p "$OUT"
 	printf 'arch\tkernel\tvariant\tsize_mib\tfaults_per_sec\tipis_per_page\tdm_level2_splits\tdm_level3_splits\tteardown_ms\n' \
 		>"$OUT/results.tsv"
 	printf 'arch\tkernel\tnodes\tblocks\tfree_pages\n' >"$OUT/cache.tsv"
 	printf 'arch\tkernel\tvariant\tsize_mib\tdirectmap4k_growth_kb\n' >"$OUT/directmap4k.tsv"
 	printf 'arch\tkernel\tstart_kb\tend_kb\n' >"$OUT/directmap1g.tsv"
+	printf 'arch\tkernel\tipis\tdm_level2_splits\tdm_level3_splits\n' >"$OUT/first.tsv"
 	"$TOP/scripts/tree.sh"
 	for arch in $ARCHES; do
-		"$TOP/scripts/prepare.sh" "$arch" tests
-		build_base_kernel "$arch"
-		run_bench "$arch" base base
-		run_bench "$arch" series tests
+		flavor=$(bench_flavor "$arch")
+		"$TOP/scripts/prepare.sh" "$arch" "$flavor"
+		build_base_kernel "$arch" "$flavor"
+		run_bench "$arch" base "$(base_flavor "$flavor")"
+		run_bench "$arch" series "$flavor"
 	done
 	write_markdown
 	local targets=0
