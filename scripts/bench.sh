@@ -72,16 +72,18 @@ run_bench() {
 		CMDLINE_EXTRA="kunit.enable=0${CMDLINE_EXTRA:+ $CMDLINE_EXTRA}" \
 		"$TOP/scripts/vm.sh" "$arch" "$flavor" run "$bin" "$kernel" ||
 		die "the benchmark failed on the $kernel kernel for $arch (log: build/logs/$arch-$flavor-bench-run.log)"
-	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
-		sed -n 's/^BENCH\t//p' >>"$OUT/results.tsv"
-	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
-		sed -n 's/^CACHE\t//p' >>"$OUT/cache.tsv"
-	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
-		sed -n 's/^DM4K\t//p' >>"$OUT/directmap4k.tsv"
-	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
-		sed -n 's/^DM1G\t//p' >>"$OUT/directmap1g.tsv"
-	tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
-		sed -n 's/^FIRST\t//p' >>"$OUT/first.tsv"
+	# each line secret-bench prints, by its tag, to its file
+	local tag file
+	while read -r tag file; do
+		tr -d '\r' <"$BUILD/logs/$arch-$flavor-bench-run.log" |
+			sed -n "s/^$tag\t//p" >>"$OUT/$file"
+	done <<-EOF
+		BENCH results.tsv
+		CACHE cache.tsv
+		DM4K directmap4k.tsv
+		DM1G directmap1g.tsv
+		FIRST first.tsv
+	EOF
 }
 
 # Ratios to plain memfd of the same kernel, arch and size, with the
@@ -169,7 +171,7 @@ write_targets() {
 			printf "| direct_map_level2_splits, every secret variant | 0 | %d at worst | %s |\n", maxl2, verdict(maxl2 == 0)
 			printf "| DirectMap1G in the guest, so that a level-3 split can happen | > 0 kB at start | %s kB at start, %s kB at end | %s |\n", dm1g0 == "" ? "NA" : dm1g0, dm1g1 == "" ? "NA" : dm1g1, verdict(dm1g0 + 0 > 0)
 			printf "| direct_map_level3_splits, every secret variant | 0 | %d at worst | %s |\n", maxl3, verdict(maxl3 == 0)
-			printf "| for the record, not a target: the boot'"'"'s first secret page, before the runs above | | series: %s; base: %s. DirectMap1G %s kB at start, %s kB at end | |\n", first["series"] == "" ? "NA" : first["series"], first["base"] == "" ? "NA" : first["base"], dm1g0 == "" ? "NA" : dm1g0, dm1g1 == "" ? "NA" : dm1g1
+			printf "| for the record, not a target: the boot'"'"'s first secret page, before the runs above | | series: %s; base: %s | |\n", first["series"] == "" ? "NA" : first["series"], first["base"] == "" ? "NA" : first["base"]
 			printf "| free pages cached after close and shrink | <= 512 per node | %s on %s node(s) | %s |\n", cached == "" ? "NA" : cached, nodes == "" ? "NA" : nodes, verdict(cached != "" && cached + 0 <= 512 * nodes)
 			printf "| for comparison: memfd_secret() on the base kernel | | %.2f-%.2fx memfd, %.4f IPIs/page, %d level2 splits at worst | |\n", bmin, bmax, bipi, bl2
 			exit failed

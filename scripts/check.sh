@@ -54,9 +54,8 @@ guest_timeout() {
 
 run_target() {
 	local arch=$1 flavor=$2 param=$3 only=$4 mib=$5 label log expected timeout select=
-	local coll test case mem=${MEM:-}
+	local coll test case mem=${mib:-${MEM:-}}
 	label=$arch-$flavor${param:++$param}${mib:++${mib}M}
-	[ -z "$mib" ] || mem=$mib
 	if [ -n "$only" ]; then
 		IFS=/ read -r coll test case <<<"$only"
 		select="harness.only=$coll:$test${case:+ harness.case=$case}"
