@@ -11,11 +11,13 @@
 #   bisect      every patch that changes what the kernel is built from
 #               builds, each with its own configuration (the test
 #               fragments merged at that commit, so a patch's Kconfig and
-#               KUnit code are built with it): vmlinux in the x86_64 and
-#               arm64 test configs; with SECRETMEM=n and with
-#               MEMFD_SECRETMEM=n (x86_64), the files the series changes
-#               and every file that includes a header it changes, and no
-#               call from them into code the option leaves out
+#               KUnit code are built with it): vmlinux in the x86_64 test
+#               config; in the arm64 one vmlinux at the newest commit and,
+#               at the older ones, the objects the series touches, linked
+#               by nm against the newest vmlinux; with SECRETMEM=n and
+#               with MEMFD_SECRETMEM=n (x86_64), the files the series
+#               changes and every file that includes a header it changes,
+#               and no call from them into code the option leaves out
 #   sparse      W=1 and sparse (C=2) say nothing new on the changed files,
 #               in the x86_64 and the arm64 build
 #   distro      the changed files build with W=1 and nothing new to say in
@@ -46,9 +48,14 @@ CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse distro"
 # A full build with an option switched off recompiles nearly everything
 # (huge_mm.h includes <linux/secretmem.h>, which tests CONFIG_SECRETMEM):
 # on a machine without ccache that is a cold kernel build per option.
+# "objects": vmlinux at the newest commit; at each older one the objects
+# of the files that the series changes, or that include a header it
+# changes, linked by nm against what the newest vmlinux defines. Crossing
+# patch 24's <linux/mmzone.h> would otherwise recompile the whole kernel
+# once more per arch; the x86_64 walk proves the generic code whole.
 BISECT_CONFIGS=(
 	"x86_64 x86_64 x86_64 vmlinux"
-	"arm64 arm64 arm64 vmlinux"
+	"arm64 arm64 arm64 objects"
 	"x86_64-nosecretmem x86_64-nosecretmem x86_64 files # CONFIG_SECRETMEM is not set"
 	"x86_64-nomemfdsecret x86_64-nomemfdsecret x86_64 files # CONFIG_MEMFD_SECRETMEM is not set"
 )
@@ -216,7 +223,7 @@ kernel_files() {
 check_bisect() {
 	local want=${1:-} cfg name obj arch what extra c i
 	local -a names=()
-	local -A n=() f=() s=() obj_of=() arch_of=() what_of=() extra_of=()
+	local -A n=() f=() s=() obj_of=() arch_of=() what_of=() extra_of=() newest_of=()
 	for cfg in "${BISECT_CONFIGS[@]}"; do
 		read -r name obj arch what extra <<<"$cfg"
 		obj_of[$name]=$obj arch_of[$name]=$arch what_of[$name]=$what extra_of[$name]=$extra
@@ -287,6 +294,63 @@ bisect_vmlinux() {
 	fi
 	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" vmlinux; then
 		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
+		return 1
+	fi
+}
+
+# bisect_objects NAME OBJDIR ARCH EXTRA COMMIT I: vmlinux at the first
+# (newest) commit of the walk, then a record of what it built: the
+# objects of files_to_check (newest_of[NAME]: a file of object paths) and
+# the global symbols that the rest of vmlinux defines (beside it, .syms).
+# At each older COMMIT, those objects whose source exists there and that
+# the configuration does not drop, built at COMMIT, and the link check:
+# every symbol they use is defined by them or by the rest of vmlinux.
+# The rest is the newest commit's: what the series changes is in the
+# objects built here, except the files that reach a changed header only
+# through another header, which define the same symbols at every commit.
+bisect_objects() {
+	local name=$1 o=$WORK/obj/$2 c=$5 i=$6 subj list f obj log=$WORK/logs/$1/build-$6.log
+	local -a objs=()
+	list=$WORK/$name.newest
+	if [ -z "${newest_of[$name]:-}" ]; then
+		newest_of[$name]=$list
+		rm -f "$list" "$list.syms"
+		bisect_vmlinux "$@" || return 1
+		for f in $(files_to_check "$c"); do
+			obj=${f%.c}.o
+			[ ! -f "$o/$(dirname "$obj")/.$(basename "$obj").cmd" ] || echo "$obj"
+		done >"$list"
+		mapfile -t objs <"$list"
+		LC_ALL=C comm -23 <("${CROSS_COMPILE}nm" -g --defined-only "$o/vmlinux" |
+			awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u) \
+			<(cd "$o" && defined_symbols "${objs[@]}") >"$list.syms"
+		return 0
+	fi
+	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	if [ ! -s "$list.syms" ]; then
+		problem "bisect $name: patch $i '$subj': not checked: the newest commit did not build"
+		return 1
+	fi
+	if ! bisect_configure "$name" "$2" "$3" "$4" "$i"; then
+		problem "bisect $name: patch $i '$subj': the configuration fails: $(tail -n1 "$WORK/logs/$name/config-$i.log")"
+		return 1
+	fi
+	while read -r obj; do
+		git -C "$WT" cat-file -e "HEAD:${obj%.o}.c" 2>/dev/null || continue
+		obj_dropped "$o" "${obj%.o}.c" || objs+=("$obj")
+	done <"$list"
+	[ "${#objs[@]}" -gt 0 ] || return 0
+	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" "${objs[@]}"; then
+		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
+		return 1
+	fi
+	local missing
+	missing=$(cd "$o" && "${CROSS_COMPILE}nm" -u -A "${objs[@]}" |
+		awk '$(NF - 1) == "U" { sub(/:$/, "", $1); print $NF, $1 }' | LC_ALL=C sort -k1,1 |
+		LC_ALL=C join -v 1 - <(LC_ALL=C sort -u "$list.syms" <(defined_symbols "${objs[@]}")))
+	if [ -n "$missing" ]; then
+		problem "bisect $name: patch $i '$subj' does not link: $(head -n1 <<<"$missing" |
+			awk '{ print $2 " uses " $1 ", which nothing defines at this commit" }')"
 		return 1
 	fi
 }

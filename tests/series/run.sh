@@ -5,10 +5,11 @@
 # broken patch on top of the series (with git commit-tree, so build/linux
 # is not touched), runs the one check that must catch it, and expects a
 # failure with a clear message. There is one case per check, plus a
-# missing checkpatch and a KUnit test that does not build, which only a
-# configuration made at each commit builds. Needs build/linux ('make
-# tree'); the sparse case needs the x86_64 and arm64 bisect builds that
-# 'make series-check' leaves behind.
+# missing checkpatch, a KUnit test that does not build, which only a
+# configuration made at each commit builds, and an arm64 patch that
+# links only with the next one, which only arm64's nm link check sees.
+# Needs build/linux ('make tree'); the sparse case needs the x86_64 and
+# arm64 bisect builds that 'make series-check' leaves behind.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -140,6 +141,30 @@ int secretmem_selftest_broken(void)\
 \treturn secretmem_selftest_no_such_symbol;\
 }')
 	expect bisect-arm64 "bisect arm64: patch 1 'arm64: mm: use a symbol" bisect:arm64 "$head" "$c"
+
+	# an arm64 patch that links only with the next one: arm64 builds
+	# vmlinux at the newest commit only, so the older one's objects
+	# must fail the nm link check
+	c1=$(commit_on "$head" "arm64: mm: call a helper that a later patch adds" \
+		arch/arm64/mm/pageattr.c '$a\
+\
+int secretmem_selftest_helper(void);\
+int secretmem_selftest_caller(void);\
+\
+int secretmem_selftest_caller(void)\
+{\
+\treturn secretmem_selftest_helper();\
+}')
+	c2=$(commit_on "$c1" "arm64: mm: add the helper" \
+		arch/arm64/mm/pageattr.c '$a\
+\
+int secretmem_selftest_helper(void)\
+{\
+\treturn 0;\
+}')
+	expect does-not-link-alone-arm64 \
+		"arm64/mm/pageattr.o uses secretmem_selftest_helper, which nothing defines at this commit" \
+		bisect:arm64 "$head" "$c2"
 
 	# a call from code that every configuration builds into mm/secretmem.c,
 	# which CONFIG_SECRETMEM=n leaves out: only the link check of the
