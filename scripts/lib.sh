@@ -125,7 +125,10 @@ fragments() {
 # kconfigure SRC OBJDIR FRAGMENT...: tinyconfig plus the fragments, merged
 # with the kernel's merge_config.sh, then olddefconfig. The result is a
 # function of the tree's Kconfig files, the fragments and the tools, so it
-# is redone from scratch only when one of those changed.
+# is redone from scratch only when one of those changed, and not at all
+# while .config is the one made from them: each run of Kconfig costs
+# seconds (its compiler probes), and a rewritten .config makes the next
+# make run it again (syncconfig), at every commit of the bisect.
 kconfigure() {
 	local src=$1 o=$2 want
 	shift 2
@@ -137,7 +140,10 @@ kconfigure() {
 	} | sha256sum | cut -d' ' -f1)
 	mkdir -p "$o"
 	if [ -f "$o/.config" ] && [ "$want" = "$(cat "$o/.harness-config" 2>/dev/null)" ]; then
-		kmake "$src" "$o" -s olddefconfig >/dev/null
+		# edited since (make menuconfig): olddefconfig settles it
+		[ "$o/.config" -nt "$o/.harness-config" ] || return 0
+		kmake "$src" "$o" -s olddefconfig >/dev/null || return 1
+		echo "$want" >"$o/.harness-config"
 		return
 	fi
 	rm -f "$o/.harness-config"

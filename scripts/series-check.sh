@@ -11,10 +11,10 @@
 #   bisect      every patch that changes what the kernel is built from
 #               builds, each with its own configuration (the test
 #               fragments merged at that commit, so a patch's Kconfig and
-#               KUnit code are built with it): vmlinux in the x86_64 test
-#               config; in the arm64 one vmlinux at the newest commit and,
-#               at the older ones, the objects the series touches, linked
-#               by nm against the newest vmlinux; with SECRETMEM=n and
+#               KUnit code are built with it): in the x86_64 and arm64
+#               test configs vmlinux at the newest commit and, at the
+#               older ones, the objects the series touches, linked by nm
+#               against the newest vmlinux; with SECRETMEM=n and
 #               with MEMFD_SECRETMEM=n (x86_64), the files the series
 #               changes and every file that includes a header it changes,
 #               and no call from them into code the option leaves out
@@ -25,7 +25,8 @@
 #               (linux-config-6.12) with MEMFD_SECRETMEM=y: MEMCG, NUMA,
 #               HIBERNATION, MEMORY_HOTPLUG and THP on
 # ONLY="checkpatch commits" runs just those checks (names as above;
-# bisect runs all four builds, bisect:CONFIG one of them), uncached.
+# bisect runs all four builds, bisect:CONFIG one of them), uncached;
+# SERIES_ARCHES="x86_64" limits sparse and distro to the arches named.
 # SERIES_FROM..SERIES_HEAD (commits of build/linux; default base..HEAD)
 # and SERIES_PATCHES (a folder with a series file) check something other
 # than the exported series; the self-tests (tests/series/run.sh) use them
@@ -40,8 +41,10 @@
 WORK=$BUILD/series-check
 WT=$(series_worktree)
 CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse distro"
-# name, objdir (build/series-check/obj/OBJDIR), arch, what is built, and
-# the config line added to the fragments. "vmlinux": the whole kernel.
+# name, objdir (build/series-check/obj/OBJDIR), arch, what is built, the
+# flavour whose fragments make the configuration (the one make check's
+# kernel of that arch was built with, so that ccache holds its newest
+# commit), and the config line added to them. "vmlinux": the whole kernel.
 # "files": what an option switched off can break, in a directory of its
 # own: the files the series changed up to that commit, those that include
 # a header it changed, and their calls into objects the option removes.
@@ -50,14 +53,18 @@ CHECKS="checkpatch commits uapi kernel-doc rst maintainers bisect sparse distro"
 # on a machine without ccache that is a cold kernel build per option.
 # "objects": vmlinux at the newest commit; at each older one the objects
 # of the files that the series changes, or that include a header it
-# changes, linked by nm against what the newest vmlinux defines. Crossing
-# patch 24's <linux/mmzone.h> would otherwise recompile the whole kernel
-# once more per arch; the x86_64 walk proves the generic code whole.
+# changes, linked by nm against what the newest vmlinux defines. A whole
+# vmlinux per commit would recompile the whole kernel once more per arch
+# to cross patch 24's <linux/mmzone.h> (9 of a fresh run's minutes on
+# x86_64), and a fifth of it to cross patch 22's <linux/pid_namespace.h>,
+# only for files that the series does not change and that include none of
+# its headers themselves. A "vmlinux" configuration builds every commit
+# whole.
 BISECT_CONFIGS=(
-	"x86_64 x86_64 x86_64 vmlinux"
-	"arm64 arm64 arm64 objects"
-	"x86_64-nosecretmem x86_64-nosecretmem x86_64 files # CONFIG_SECRETMEM is not set"
-	"x86_64-nomemfdsecret x86_64-nomemfdsecret x86_64 files # CONFIG_MEMFD_SECRETMEM is not set"
+	"x86_64 x86_64 x86_64 objects tests"
+	"arm64 arm64 arm64 objects debug"
+	"x86_64-nosecretmem x86_64-nosecretmem x86_64 files tests # CONFIG_SECRETMEM is not set"
+	"x86_64-nomemfdsecret x86_64-nomemfdsecret x86_64 files tests # CONFIG_MEMFD_SECRETMEM is not set"
 )
 bad=0
 
@@ -221,15 +228,17 @@ kernel_files() {
 # a Kconfig file changed, so options that a patch adds are on where the
 # fragments ask for them, and KUnit code is built with its patch.
 check_bisect() {
-	local want=${1:-} cfg name obj arch what extra c i
+	local want=${1:-} cfg name obj arch what flavor extra c i phase
 	local -a names=()
-	local -A n=() f=() s=() obj_of=() arch_of=() what_of=() extra_of=() newest_of=()
+	local -A n=() f=() s=() obj_of=() arch_of=() what_of=() flavor_of=() extra_of=() pid=()
 	for cfg in "${BISECT_CONFIGS[@]}"; do
-		read -r name obj arch what extra <<<"$cfg"
-		obj_of[$name]=$obj arch_of[$name]=$arch what_of[$name]=$what extra_of[$name]=$extra
+		read -r name obj arch what flavor extra <<<"$cfg"
+		obj_of[$name]=$obj arch_of[$name]=$arch what_of[$name]=$what
+		flavor_of[$name]=$flavor extra_of[$name]=$extra
 		if [ -z "$want" ] || [ "$want" = "$name" ] ||
-			{ [ "$what" = vmlinux ] && bisect_wants_ref "$want" "$name"; }; then
+			{ [ "$what" != files ] && bisect_wants_ref "$want" "$name"; }; then
 			names+=("$name") n[$name]=0 f[$name]=0 s[$name]=0
+			rm -f "$WORK/$name.newest" "$WORK/$name.newest.syms"
 		fi
 	done
 	[ "${#names[@]}" -gt 0 ] || die "series-check: no bisect configuration called '$want'"
@@ -240,13 +249,23 @@ check_bisect() {
 			continue
 		fi
 		checkout "$c"
-		for name in "${names[@]}"; do
-			if "bisect_${what_of[$name]}" "$name" "${obj_of[$name]}" "${arch_of[$name]}" \
-				"${extra_of[$name]}" "$c" "$i"; then
-				n[$name]=$((n[$name] + 1))
-			else
-				f[$name]=$((f[$name] + 1))
-			fi
+		# side by side: the configurations that build the tree, then
+		# the "files" ones, which compare with them
+		for phase in tree files; do
+			pid=()
+			for name in "${names[@]}"; do
+				[ "$(bisect_phase "${what_of[$name]}")" = "$phase" ] || continue
+				bisect_job "$name" "$c" "$i" &
+				pid[$name]=$!
+			done
+			for name in "${!pid[@]}"; do
+				if wait "${pid[$name]}"; then
+					n[$name]=$((n[$name] + 1))
+				else
+					f[$name]=$((f[$name] + 1))
+					bad=1
+				fi
+			done
 		done
 	done
 	for name in "${names[@]}"; do
@@ -256,7 +275,7 @@ check_bisect() {
 }
 
 # Whether the configuration WANT ("files") compares with the test
-# configuration NAME: the vmlinux configuration of its arch.
+# configuration NAME: the one of its arch that builds the tree.
 bisect_wants_ref() {
 	local cfg name obj arch what
 	for cfg in "${BISECT_CONFIGS[@]}"; do
@@ -266,12 +285,31 @@ bisect_wants_ref() {
 	return 1
 }
 
-# bisect_configure NAME OBJDIR ARCH EXTRA I: the test fragments (and
-# EXTRA) at the checked-out commit, patch I, in build/series-check/obj/OBJDIR.
+# bisect_phase WHAT: "tree" for the configurations that build vmlinux (at
+# the newest commit at least), "files" for those that compare with them.
+bisect_phase() { if [ "$1" = files ]; then echo files; else echo tree; fi; }
+
+# bisect_job NAME COMMIT I: one configuration at the checked-out commit,
+# in a job of its own (the caller waits for its status). Most of a
+# commit's time in one configuration is make's and Kconfig's, which use
+# one CPU, so two configurations side by side take little more time than
+# one: the walk takes about half as long on two CPUs.
+bisect_job() {
+	local name=$1
+	if "bisect_${what_of[$name]}" "$name" "${obj_of[$name]}" "${arch_of[$name]}" \
+		"${flavor_of[$name]}:${extra_of[$name]}" "$2" "$3"; then
+		return 0
+	fi
+	return 1
+}
+
+# bisect_configure NAME OBJDIR ARCH FLAVOR:EXTRA I: the fragments of
+# FLAVOR (and the line EXTRA) at the checked-out commit, patch I, in
+# build/series-check/obj/OBJDIR.
 bisect_configure() {
-	local name=$1 o=$WORK/obj/$2 extra=$4 i=$5 frags
+	local name=$1 o=$WORK/obj/$2 extra=${4#*:} i=$5 frags
 	load_arch "$3"
-	mapfile -t frags < <(fragments tests)
+	mapfile -t frags < <(fragments "${4%%:*}")
 	if [ -n "$extra" ]; then
 		printf '%s\n' "$extra" >"$WORK/$name.config"
 		frags+=("$WORK/$name.config")
@@ -280,7 +318,7 @@ bisect_configure() {
 	kconfigure "$WT" "$o" "${frags[@]}" >"$WORK/logs/$name/config-$i.log" 2>&1
 }
 
-# bisect_vmlinux NAME OBJDIR ARCH EXTRA COMMIT I: configure and build
+# bisect_vmlinux NAME OBJDIR ARCH FLAVOR:EXTRA COMMIT I: configure and build
 # vmlinux at the checked-out COMMIT (patch I); logs in
 # build/series-check/logs/NAME/. vmlinux, not the boot image: the series
 # does not touch the boot wrappers, and x86's bzImage would compress the
@@ -298,9 +336,9 @@ bisect_vmlinux() {
 	fi
 }
 
-# bisect_objects NAME OBJDIR ARCH EXTRA COMMIT I: vmlinux at the first
+# bisect_objects NAME OBJDIR ARCH FLAVOR:EXTRA COMMIT I: vmlinux at the first
 # (newest) commit of the walk, then a record of what it built: the
-# objects of files_to_check (newest_of[NAME]: a file of object paths) and
+# objects of files_to_check (build/series-check/NAME.newest) and
 # the global symbols that the rest of vmlinux defines (beside it, .syms).
 # At each older COMMIT, those objects whose source exists there and that
 # the configuration does not drop, built at COMMIT, and the link check:
@@ -312,9 +350,10 @@ bisect_objects() {
 	local name=$1 o=$WORK/obj/$2 c=$5 i=$6 subj list f obj log=$WORK/logs/$1/build-$6.log
 	local -a objs=()
 	list=$WORK/$name.newest
-	if [ -z "${newest_of[$name]:-}" ]; then
-		newest_of[$name]=$list
-		rm -f "$list" "$list.syms"
+	# check_bisect removes the record before the walk: without it, this
+	# is the newest commit
+	if [ ! -e "$list" ]; then
+		: >"$list"
 		bisect_vmlinux "$@" || return 1
 		for f in $(files_to_check "$c"); do
 			obj=${f%.c}.o
@@ -425,7 +464,7 @@ obj_dropped() {
 	[ -n "$sym" ] && [ "$sym" != - ] && ! option_on "$1" "$sym"
 }
 
-# bisect_files NAME OBJDIR ARCH EXTRA COMMIT I: at the checked-out COMMIT,
+# bisect_files NAME OBJDIR ARCH FLAVOR:EXTRA COMMIT I: at the checked-out COMMIT,
 # with the option that EXTRA switches off, build each object of
 # files_to_check that the arch's vmlinux configuration built at this
 # commit and this configuration does not drop. Then the link check: no
@@ -571,12 +610,18 @@ files_arch() {
 	fi
 }
 
+# each_arch CMD: CMD ARCH for x86_64 and arm64, or for the arches that
+# SERIES_ARCHES names (the self-tests' cases that need one).
+each_arch() {
+	local a
+	for a in ${SERIES_ARCHES:-x86_64 arm64}; do "$1" "$a"; done
+}
+
 check_sparse() {
 	need_cmd sparse
 	local KIND=tests LABEL=W=1/sparse MKFLAGS=(W=1 C=2)
 	files_ok=0 files_bad=0
-	files_arch x86_64
-	files_arch arm64
+	each_arch files_arch
 	row sparse "$files_ok" "$files_bad"
 }
 
@@ -609,8 +654,7 @@ check_distro() {
 	need_cmd apt-get dpkg-deb xz
 	local KIND=debian LABEL="distro W=1" MKFLAGS=(W=1) distro_cfg=
 	files_ok=0 files_bad=0
-	files_arch x86_64
-	files_arch arm64
+	each_arch files_arch
 	row distro "$files_ok" "$files_bad"
 }
 
@@ -666,7 +710,7 @@ stamp_inputs() {
 		git -C "$TREE" rev-parse "$FROM" "$HEAD_REF"
 		cat "$PATCHES/series"
 		series_patches | xargs cat
-		cat "$TOP/configs/base.config" "$TOP/configs/"*64.config
+		cat "$TOP/configs/base.config" "$TOP/configs/"*64.config "$TOP/configs/debug.config"
 		stamp_common "$0"
 	} | sha256sum | cut -d' ' -f1
 }
