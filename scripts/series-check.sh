@@ -384,8 +384,7 @@ bisect_objects() {
 		return 1
 	fi
 	local missing
-	missing=$(cd "$o" && "${CROSS_COMPILE}nm" -u -A "${objs[@]}" |
-		awk '$(NF - 1) == "U" { sub(/:$/, "", $1); print $NF, $1 }' | LC_ALL=C sort -k1,1 |
+	missing=$(cd "$o" && undefined_uses "${objs[@]}" |
 		LC_ALL=C join -v 1 - <(LC_ALL=C sort -u "$list.syms" <(defined_symbols "${objs[@]}")))
 	if [ -n "$missing" ]; then
 		problem "bisect $name: patch $i '$subj' does not link: $(head -n1 <<<"$missing" |
@@ -502,13 +501,20 @@ bisect_files() {
 	local removed uses
 	removed=$(LC_ALL=C comm -23 <(cd "$ref" && defined_symbols "${checked[@]}") \
 		<(cd "$o" && defined_symbols "${objs[@]}"))
-	uses=$(cd "$o" && "${CROSS_COMPILE}nm" -u -A "${objs[@]}" | awk '{ print $NF, $1 }' |
-		LC_ALL=C sort -k1,1 | LC_ALL=C join - <(printf '%s\n' "$removed"))
+	uses=$(cd "$o" && undefined_uses "${objs[@]}" | LC_ALL=C join - <(printf '%s\n' "$removed"))
 	if [ -n "$uses" ]; then
 		problem "bisect $name: patch $i '$subj' does not link: $(head -n1 <<<"$uses" |
-			awk '{ sub(/:$/, "", $2); print $2 " uses " $1 ", which is built only with the option on" }')"
+			awk '{ print $2 " uses " $1 ", which is built only with the option on" }')"
 		return 1
 	fi
+}
+
+# undefined_uses OBJ...: "SYMBOL OBJ" for each symbol an object uses and
+# does not define, sorted by symbol for join. Weak references (w) are
+# left out: one that nothing defines links, as NULL.
+undefined_uses() {
+	"${CROSS_COMPILE}nm" -u -A "$@" |
+		awk '$(NF - 1) == "U" { sub(/:$/, "", $1); print $NF, $1 }' | LC_ALL=C sort -k1,1
 }
 
 # defined_symbols OBJ...: the global symbols the objects that exist define.
