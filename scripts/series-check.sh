@@ -548,8 +548,11 @@ configure() {
 
 # warnings_at OBJDIR COMMIT LOG OBJ...: build OBJ... at COMMIT, in the
 # configuration KIND made at that commit, with MKFLAGS; prints the
-# warnings and errors, without line numbers. KIND, MKFLAGS, LABEL and
-# arch are the caller's.
+# warnings and errors, without line numbers, their paths relative to the
+# tree: ccache replays gcc's warnings with the paths of the checkout that
+# filled it, so a base from the cache and a head compiled here would
+# otherwise differ in every warning. KIND, MKFLAGS, LABEL and arch are
+# the caller's.
 warnings_at() {
 	local o=$1 c=$2 log=$3 rc=0
 	shift 3
@@ -566,7 +569,8 @@ warnings_at() {
 		problem "$LABEL ($arch): building $* at ${c:0:12} failed: $(grep -m1 -E 'error:|\*\*\*' "$log" || tail -n1 "$log")"
 		return 1
 	fi
-	{ grep -E 'warning:|error:' "$log" || true; } | sed -E 's/:[0-9]+:([0-9]+:)?/:/' | sort -u
+	{ grep -E 'warning:|error:' "$log" || true; } |
+		sed -E -e 's/:[0-9]+:([0-9]+:)?/:/' -e 's|^[^ :]*/series-check/linux/||' | sort -u
 }
 
 # files_arch ARCH: W=1 (and sparse, for the tests configuration) on the
