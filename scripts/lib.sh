@@ -122,36 +122,58 @@ fragments() {
 	echo "$TOP/configs/$flavor.config"
 }
 
+# ksyncconfig SRC OBJDIR: olddefconfig that also writes
+# include/config/auto.conf, so that the next make runs no Kconfig of its
+# own. syncconfig asks for each new symbol (oldconfig): the empty answers
+# of yes '' take the defaults, as olddefconfig does.
+ksyncconfig() { kmake "$1" "$2" -s syncconfig < <(yes '') >/dev/null; }
+
 # kconfigure SRC OBJDIR FRAGMENT...: tinyconfig plus the fragments, merged
-# with the kernel's merge_config.sh, then olddefconfig. The result is a
+# with the kernel's merge_config.sh, then ksyncconfig. The result is a
 # function of the tree's Kconfig files, the fragments and the tools, so it
 # is redone from scratch only when one of those changed, and not at all
 # while .config is the one made from them: each run of Kconfig costs
-# seconds (its compiler probes), and a rewritten .config makes the next
-# make run it again (syncconfig), at every commit of the bisect.
+# seconds (its compiler probes), and a bisect configures at every commit
+# that changes a Kconfig file. tinyconfig itself (two runs of Kconfig)
+# depends on the Kconfig files and the tools only, so one result per arch
+# serves every configuration of that arch (build/kconfig/).
 kconfigure() {
-	local src=$1 o=$2 want
+	local src=$1 o=$2 kc want tiny
 	shift 2
-	want=$({
+	kc=$({
+		echo "$KARCH"
 		(cd "$src" && git ls-files -z -- '*Kconfig*' 'kernel/configs/*' \
 			"arch/$SRCARCH/configs/*" | xargs -0 cat)
 		stamp_common "$TOP/scripts/kernel.sh"
+	} | sha256sum | cut -d' ' -f1)
+	want=$({
+		echo "$kc"
 		cat "$@"
 	} | sha256sum | cut -d' ' -f1)
 	mkdir -p "$o"
 	if [ -f "$o/.config" ] && [ "$want" = "$(cat "$o/.harness-config" 2>/dev/null)" ]; then
-		# edited since (make menuconfig): olddefconfig settles it
+		# edited since (make menuconfig): syncconfig settles it
 		[ "$o/.config" -nt "$o/.harness-config" ] || return 0
-		kmake "$src" "$o" -s olddefconfig >/dev/null || return 1
+		ksyncconfig "$src" "$o" || return 1
 		echo "$want" >"$o/.harness-config"
 		return
 	fi
 	rm -f "$o/.harness-config"
+	tiny=$BUILD/kconfig/tiny-$KARCH-$kc.config
 	# explicit checks: callers may run this where errexit does not apply
-	kmake "$src" "$o" -s tinyconfig >/dev/null || return 1
+	if [ -f "$tiny" ]; then
+		cp "$tiny" "$o/.config" || return 1
+	else
+		kmake "$src" "$o" -s tinyconfig >/dev/null || return 1
+		mkdir -p "$BUILD/kconfig"
+		# whole or not at all: configurations of one arch may run side by side
+		if ! { cp "$o/.config" "$tiny.$BASHPID" && mv "$tiny.$BASHPID" "$tiny"; }; then
+			return 1
+		fi
+	fi
 	(cd "$o" && "$src/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$@") >/dev/null ||
 		return 1
-	kmake "$src" "$o" -s olddefconfig >/dev/null || return 1
+	ksyncconfig "$src" "$o" || return 1
 	echo "$want" >"$o/.harness-config"
 }
 

@@ -541,7 +541,7 @@ configure() {
 			--disable DEBUG_INFO_DWARF4 \
 			--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
 			--enable DEBUG_INFO_NONE || return 1
-		kmake "$2" "$3" -s olddefconfig >/dev/null
+		ksyncconfig "$2" "$3"
 		;;
 	esac
 }
