@@ -89,12 +89,29 @@ series_patches() {
 		sed "s|^|$PATCHES/|"
 }
 
+# checkpatch_one CHECKPATCH PATCH DIR: CHECKPATCH --strict on PATCH, its
+# output in DIR/NAME.out and its exit status in DIR/NAME.rc.
+checkpatch_one() {
+	local out=$3/${2##*/} rc=0
+	# spdxcheck.py needs Debian's python3-ply and python3-git
+	(cd "$TREE" && PATH=/usr/bin:$PATH "$1" --strict "$2") >"$out.out" 2>&1 || rc=$?
+	echo "$rc" >"$out.rc"
+}
+
 check_checkpatch() {
 	local p out rc total n=0 f=0 cp=${CHECKPATCH:-$TREE/scripts/checkpatch.pl}
+	local dir=$WORK/checkpatch
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# one patch per CPU at a time: each run is a few seconds of perl
 	for p in $(series_patches); do
-		rc=0
-		# spdxcheck.py needs Debian's python3-ply and python3-git
-		out=$(cd "$TREE" && PATH=/usr/bin:$PATH "$cp" --strict "$p" 2>&1) || rc=$?
+		checkpatch_one "$cp" "$p" "$dir" &
+		while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+	done
+	wait
+	for p in $(series_patches); do
+		out=$(cat "$dir/${p##*/}.out")
+		rc=$(cat "$dir/${p##*/}.rc")
 		total=$(grep -m1 '^total: ' <<<"$out" || true)
 		if [ "$rc" -eq 0 ] && [[ "$total" =~ ^total:\ 0\ errors,\ 0\ warnings,\ 0\ checks, ]]; then
 			n=$((n + 1))
@@ -564,7 +581,7 @@ warnings_at() {
 		return 1
 	fi
 	(cd "$WT" && touch "${@/%.o/.c}")
-	kmake "$WT" "$o" -k "${MKFLAGS[@]}" "$@" >>"$log" 2>&1 </dev/null || rc=$?
+	kmake "$WT" "$o" -k -j"$(nproc)" -Otarget "${MKFLAGS[@]}" "$@" >>"$log" 2>&1 </dev/null || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		problem "$LABEL ($arch): building $* at ${c:0:12} failed: $(grep -m1 -E 'error:|\*\*\*' "$log" || tail -n1 "$log")"
 		return 1
