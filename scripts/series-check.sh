@@ -348,7 +348,7 @@ bisect_vmlinux() {
 		return 1
 	fi
 	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" vmlinux; then
-		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
+		problem "bisect $name: patch $i '$subj' does not build: $(first_error "$log")"
 		return 1
 	fi
 }
@@ -397,7 +397,7 @@ bisect_objects() {
 	done <"$list"
 	[ "${#objs[@]}" -gt 0 ] || return 0
 	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" "${objs[@]}"; then
-		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
+		problem "bisect $name: patch $i '$subj' does not build: $(first_error "$log")"
 		return 1
 	fi
 	local missing
@@ -512,7 +512,7 @@ bisect_files() {
 	# CONFIG_SECRETMEM changes only mm/secretmem.c): nothing to build
 	[ "${#objs[@]}" -gt 0 ] || return 0
 	if ! run_logged "$log" kmake "$WT" "$o" -j"$(nproc)" "${objs[@]}"; then
-		problem "bisect $name: patch $i '$subj' does not build: $(grep -m1 -E 'error|Error' "$log" || tail -n1 "$log")"
+		problem "bisect $name: patch $i '$subj' does not build: $(first_error "$log")"
 		return 1
 	fi
 	local removed uses
@@ -524,6 +524,15 @@ bisect_files() {
 			awk '{ print $2 " uses " $1 ", which is built only with the option on" }')"
 		return 1
 	fi
+}
+
+# first_error LOG: the line of a failed build's LOG that says why: the
+# compiler's or the linker's first error, else make's, else the last line.
+# Not any line with "error" in it: scripts/dtc/libfdt/fdt_strerror.c is
+# one of the host programs that a new arm64 objdir builds first.
+first_error() {
+	grep -m1 -E ': (fatal )?error:|undefined reference' "$1" ||
+		grep -m1 -F '***' "$1" || tail -n1 "$1"
 }
 
 # undefined_uses OBJ...: "SYMBOL OBJ" for each symbol an object uses and
