@@ -68,8 +68,8 @@ harness-test:
 	tests/harness/run.sh
 
 series-check: deps tree
-	$(S)/series-check.sh
 	tests/series/run.sh
+	$(S)/series-check.sh
 
 clean:
 	rm -rf build

@@ -128,16 +128,12 @@ host_checks() {
 
 # make series-check, and its self-tests on deliberately broken patches.
 # Their progress is shown as it happens; their problems are collected.
+# The self-tests go first: each of their broken patches sits on the
+# series' head, which is where series-check's bisect starts, so the
+# builds of one warm the other; the bisect ends at the first patch,
+# from which the self-tests would build the whole series again.
 series_checks() {
-	local err=$BUILD/series-check.err rc=0 out
-	set +e
-	{ "$TOP/scripts/series-check.sh" 2>&1 1>&3 3>&- | tee "$err" >&2; } 3>>"$RESULTS"
-	rc=${PIPESTATUS[0]}
-	set -e
-	grep '^series: ' "$err" >>"$PROBLEMS" || true
-	if [ "$rc" -ne 0 ] && ! grep -q '^series: ' "$err"; then
-		echo "series: series-check stopped without saying why: $(tail -n1 "$err")" >>"$PROBLEMS"
-	fi
+	local err=$BUILD/series-check.err rc=0 out check_rc
 	# -a: where stderr is a file (make check >log 2>&1), tee would
 	# otherwise open it afresh and truncate everything before this point
 	if out=$("$TOP/tests/series/run.sh" 2>&1 | tee -a /dev/stderr); then
@@ -148,6 +144,16 @@ series_checks() {
 		grep ': NOT caught ' <<<"$out" | sed 's/^/host: /' >>"$PROBLEMS" ||
 			echo "host: the series self-tests stopped: $(tail -n1 <<<"$out")" >>"$PROBLEMS"
 		rc=1
+	fi
+	set +e
+	{ "$TOP/scripts/series-check.sh" 2>&1 1>&3 3>&- | tee "$err" >&2; } 3>>"$RESULTS"
+	check_rc=${PIPESTATUS[0]}
+	set -e
+	grep '^series: ' "$err" >>"$PROBLEMS" || true
+	if [ "$check_rc" -ne 0 ]; then
+		rc=1
+		grep -q '^series: ' "$err" ||
+			echo "series: series-check stopped without saying why: $(tail -n1 "$err")" >>"$PROBLEMS"
 	fi
 	return "$rc"
 }

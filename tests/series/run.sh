@@ -8,8 +8,9 @@
 # missing checkpatch, a KUnit test that does not build, which only a
 # configuration made at each commit builds, and an arm64 patch that
 # links only with the next one, which only arm64's nm link check sees.
-# Needs build/linux ('make tree'); the sparse case needs the x86_64 and
-# arm64 bisect builds that 'make series-check' leaves behind.
+# Needs build/linux ('make tree'). make check and make series-check run
+# them before series-check itself: their patches sit on the series' head,
+# where its bisect starts.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
