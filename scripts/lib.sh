@@ -192,7 +192,7 @@ kconfig_verify() {
 			esac
 			if [ "${line#CONFIG_}" != "$line" ]; then
 				grep -qxF "$line" "$o/.config" || {
-					warn "${f#"$TOP"/}: $line did not survive olddefconfig (now: $(grep -E "^(# )?${opt}[= ]" "$o/.config" || echo unset))"
+					warn "${f#"$TOP"/}: $line did not survive Kconfig (now: $(grep -E "^(# )?${opt}[= ]" "$o/.config" || echo unset))"
 					bad=1
 				}
 			elif grep -q "^$opt=" "$o/.config"; then

@@ -592,7 +592,7 @@ warnings_at() {
 	(cd "$WT" && touch "${@/%.o/.c}")
 	kmake "$WT" "$o" -k -j"$(nproc)" -Otarget "${MKFLAGS[@]}" "$@" >>"$log" 2>&1 </dev/null || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		problem "$LABEL ($arch): building $* at ${c:0:12} failed: $(grep -m1 -E 'error:|\*\*\*' "$log" || tail -n1 "$log")"
+		problem "$LABEL ($arch): building $* at ${c:0:12} failed: $(first_error "$log")"
 		return 1
 	fi
 	{ grep -E 'warning:|error:' "$log" || true; } |
