@@ -428,22 +428,26 @@ include_spelling() {
 # only from its own directory), other arches' files left out.
 files_to_check() {
 	local f inc
+	local -a changed=() pats=()
+	mapfile -t changed < <(git -C "$WT" diff --name-only --diff-filter=ACMR "$FROM" "$1" -- '*.c' '*.h' |
+		grep -v -e '^tools/' -e '^Documentation/')
 	{
-		git -C "$WT" diff --name-only --diff-filter=ACMR "$FROM" "$1" -- '*.c' '*.h' |
-			grep -v -e '^tools/' -e '^Documentation/' |
-			while read -r f; do
+		for f in "${changed[@]}"; do
+			case $f in
+			*.c) echo "$f" ;;
+			*.h)
+				inc=$(include_spelling "$f")
+				[ -n "$inc" ] || continue
 				case $f in
-				*.c) echo "$f" ;;
-				*.h)
-					inc=$(include_spelling "$f")
-					[ -n "$inc" ] || continue
-					case $f in
-					include/* | arch/*) git -C "$WT" grep -l -F "$inc" -- '*.c' || true ;;
-					*) git -C "$WT" grep -l -F "$inc" -- "$(dirname "$f")/*.c" || true ;;
-					esac
-					;;
+				include/* | arch/*) pats+=(-e "$inc") ;;
+				*) git -C "$WT" grep -l -F "$inc" -- "$(dirname "$f")/*.c" || true ;;
 				esac
-			done
+				;;
+			esac
+		done
+		# one pass over the tree for all the headers under include/ and
+		# arch/ (a second or two each, at every commit and configuration)
+		[ "${#pats[@]}" -eq 0 ] || git -C "$WT" grep -l -F "${pats[@]}" -- '*.c' || true
 	} | grep -v -e '^tools/' -e '^Documentation/' -e '^samples/' -e '^scripts/' |
 		awk -v a="arch/$SRCARCH/" 'index($0, "arch/") != 1 || index($0, a) == 1' | sort -u
 }
