@@ -56,6 +56,63 @@ guest_timeout() {
 	echo "$sum"
 }
 
+# Ahead of time: a TCG guest keeps about 1.1 of the 2 CPUs busy, so
+# while one boots, what comes next is built in the background at the
+# lowest priority: the next target's kernel and userland, and after the
+# last kernel the series gate (its self-tests and series-check). Each
+# step still runs in its turn and finds its result made (kernel.sh's
+# build record, userland.sh's stamp, the passes of the series self-tests
+# and of series-check), so what is judged and printed is the same; a
+# step that failed ahead runs again in its turn and reports there. One
+# job at a time, in a process group of its own, killed if make check
+# stops.
+AHEAD_PID='' AHEAD_KIND='' AHEAD_WHAT='' AHEAD_LOG=''
+
+# ahead KIND LOG WHAT SCRIPT ARG...: run the bash SCRIPT ($1 is $TOP,
+# then the ARGs) in the background, niced, its output in LOG.
+ahead() {
+	AHEAD_KIND=$1 AHEAD_LOG=$2 AHEAD_WHAT=$3
+	shift 3
+	mkdir -p "$(dirname "$AHEAD_LOG")"
+	say "meanwhile, in the background: $AHEAD_WHAT (log ${AHEAD_LOG#"$TOP"/})"
+	setsid nice -n 19 bash -c "$1" _ "$TOP" "${@:2}" >"$AHEAD_LOG" 2>&1 &
+	AHEAD_PID=$!
+}
+
+# ahead_next: before a boot, start what comes next if nothing runs: the
+# first kernel of the targets not yet prepared, else the series gate.
+# shellcheck disable=SC2016  # the scripts' $1.. are ahead's arguments
+ahead_next() {
+	local k arch flavor
+	[ -z "$AHEAD_PID" ] || return 0
+	for k in $KERNELS; do
+		[ -z "${prepared[$k]:-}" ] || continue
+		prepared[$k]=ahead
+		IFS=: read -r arch flavor <<<"$k"
+		ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "the $arch $flavor kernel and userland" \
+			'"$1/scripts/kernel.sh" "$2" "$3" && "$1/scripts/userland.sh" "$2"' "$arch" "$flavor"
+		return 0
+	done
+	[ -z "${prepared[series]:-}" ] || return 0
+	prepared[series]=ahead
+	ahead series "$BUILD/logs/ahead-series.log" "the series self-tests and series-check" \
+		'r=0; "$1/tests/series/run.sh" || r=1; "$1/scripts/series-check.sh" || r=1; exit $r'
+}
+
+# ahead_wait [KIND]: wait for the job ahead (only if it is of KIND).
+ahead_wait() {
+	[ -n "$AHEAD_PID" ] || return 0
+	[ -z "${1:-}" ] || [ "$1" = "$AHEAD_KIND" ] || return 0
+	if wait "$AHEAD_PID"; then
+		say "done in the background: $AHEAD_WHAT"
+	else
+		say "failed in the background: $AHEAD_WHAT; it runs again now (log ${AHEAD_LOG#"$TOP"/})"
+	fi
+	AHEAD_PID=
+}
+
+ahead_kill() { [ -z "$AHEAD_PID" ] || kill -- -"$AHEAD_PID" 2>/dev/null || true; }
+
 run_target() {
 	local arch=$1 flavor=$2 param=$3 only=$4 mib=$5 label log expected timeout select=
 	local coll test case mem=${mib:-${MEM:-}}
@@ -64,6 +121,8 @@ run_target() {
 		IFS=/ read -r coll test case <<<"$only"
 		select="harness.only=$coll:$test${case:+ harness.case=$case}"
 	fi
+	ahead_wait kernel
+	prepared[$arch:$flavor]=1
 	prepare_arch "$arch" "$flavor" || die "$label: the build failed (see the ERROR above)"
 	timeout=$(guest_timeout "$arch" "$flavor" "${coll:+$coll:$test}")
 	log=$BUILD/logs/$label-check.log
@@ -87,6 +146,7 @@ run_target() {
 		return 0
 	fi
 	rm -f "$pass"
+	ahead_next
 	LOG_TAG=${label#"$arch-$flavor"} CMDLINE_EXTRA="$param $select" TIMEOUT=${TIMEOUT:-$timeout} \
 		MEM=$mem "$TOP/scripts/vm.sh" "$arch" "$flavor" check ||
 		die "$label: could not boot (see the ERROR above)"
@@ -134,6 +194,12 @@ host_checks() {
 # from which the self-tests would build the whole series again.
 series_checks() {
 	local err=$BUILD/series-check.err rc=0 out check_rc
+	if [ "${prepared[series]:-}" = ahead ]; then
+		ahead_wait
+		say "the series gate's output in the background:"
+		cat "$AHEAD_LOG" >&2
+		say "the series gate in its turn:"
+	fi
 	# -a: where stderr is a file (make check >log 2>&1), tee would
 	# otherwise open it afresh and truncate everything before this point
 	if out=$("$TOP/tests/series/run.sh" 2>&1 | tee -a /dev/stderr); then
@@ -178,7 +244,16 @@ print_table() {
 }
 
 main() {
-	declare -gA userland_done=()
+	declare -gA userland_done=() prepared=()
+	local k arch flavor
+	KERNELS=
+	for k in $TARGETS; do
+		IFS=: read -r arch flavor _ <<<"$k"
+		k=$arch:${flavor:-tests}
+		case " $KERNELS " in *" $k "*) ;; *) KERNELS+=" $k" ;; esac
+	done
+	trap ahead_kill EXIT
+	trap 'exit 130' INT TERM
 	"$TOP/scripts/deps.sh"
 	say "stage 1: harness self-tests"
 	"$TOP/tests/harness/run.sh"
@@ -190,12 +265,13 @@ main() {
 	local t status=0
 	say "stage 2b: man pages render without warnings; syzkaller constants"
 	host_checks || status=1
-	local arch flavor param only mib
+	local param only mib
 	for t in $TARGETS; do
 		IFS=: read -r arch flavor param only mib <<<"$t"
 		say "stage 3: $arch $flavor${param:+ with $param}${only:+, only $only}${mib:+, $mib MiB}"
 		run_target "$arch" "${flavor:-tests}" "$param" "$only" "$mib" || status=1
 	done
+	ahead_wait kernel
 	say "stage 4: series-check (checkpatch, bisect builds, sparse, Debian configs, docs, uapi)"
 	series_checks || status=1
 	if [ "$status" != 0 ] && [ ! -s "$PROBLEMS" ]; then
