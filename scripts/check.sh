@@ -89,8 +89,15 @@ ahead_next() {
 		[ -z "${prepared[$k]:-}" ] || continue
 		prepared[$k]=ahead
 		IFS=: read -r arch flavor <<<"$k"
-		ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "the $arch $flavor kernel and userland" \
-			'"$1/scripts/kernel.sh" "$2" "$3" && "$1/scripts/userland.sh" "$2"' "$arch" "$flavor"
+		# the userland of an arch whose guest may be booting is left
+		# alone: prepare_arch made it, and it does not depend on the flavour
+		if [ -n "${userland_done[$arch]:-}" ]; then
+			ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "the $arch $flavor kernel" \
+				'"$1/scripts/kernel.sh" "$2" "$3"' "$arch" "$flavor"
+		else
+			ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "the $arch $flavor kernel and userland" \
+				'"$1/scripts/kernel.sh" "$2" "$3" && "$1/scripts/userland.sh" "$2"' "$arch" "$flavor"
+		fi
 		return 0
 	done
 	[ -z "${prepared[series]:-}" ] || return 0
