@@ -6,7 +6,7 @@
 
 PKGS=(
 	build-essential flex bison bc libelf-dev libssl-dev cpio xz-utils
-	kmod rsync git ccache sparse shellcheck python3 python3-ply python3-git
+	kmod rsync git ccache sparse shellcheck python3 python3-ply python3-git lz4
 	python3-docutils
 	gnuplot-nox groff-base man-db
 	qemu-system-x86 qemu-system-arm
