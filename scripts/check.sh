@@ -83,21 +83,20 @@ ahead() {
 # first kernel of the targets not yet prepared, else the series gate.
 # shellcheck disable=SC2016  # the scripts' $1.. are ahead's arguments
 ahead_next() {
-	local k arch flavor
+	local k arch flavor what cmd
 	[ -z "$AHEAD_PID" ] || return 0
 	for k in $KERNELS; do
 		[ -z "${prepared[$k]:-}" ] || continue
 		prepared[$k]=ahead
 		IFS=: read -r arch flavor <<<"$k"
+		what="the $arch $flavor kernel" cmd='"$1/scripts/kernel.sh" "$2" "$3"'
 		# the userland of an arch whose guest may be booting is left
 		# alone: prepare_arch made it, and it does not depend on the flavour
-		if [ -n "${userland_done[$arch]:-}" ]; then
-			ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "the $arch $flavor kernel" \
-				'"$1/scripts/kernel.sh" "$2" "$3"' "$arch" "$flavor"
-		else
-			ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "the $arch $flavor kernel and userland" \
-				'"$1/scripts/kernel.sh" "$2" "$3" && "$1/scripts/userland.sh" "$2"' "$arch" "$flavor"
+		if [ -z "${userland_done[$arch]:-}" ]; then
+			what+=" and userland"
+			cmd+=' && "$1/scripts/userland.sh" "$2"'
 		fi
+		ahead kernel "$BUILD/logs/ahead-$arch-$flavor.log" "$what" "$cmd" "$arch" "$flavor"
 		return 0
 	done
 	[ -z "${prepared[series]:-}" ] || return 0
