@@ -576,17 +576,16 @@ configure() {
 	esac
 }
 
-# warnings_at OBJDIR COMMIT LOG OBJ...: build OBJ... at COMMIT, in the
-# configuration KIND made at that commit, with MKFLAGS; prints the
-# warnings and errors, without line numbers, their paths relative to the
-# tree: ccache replays gcc's warnings with the paths of the checkout that
-# filled it, so a base from the cache and a head compiled here would
-# otherwise differ in every warning. KIND, MKFLAGS, LABEL and arch are
-# the caller's.
+# warnings_at OBJDIR COMMIT LOG OBJ...: build OBJ... at COMMIT (checked
+# out), in the configuration KIND made at that commit, with MKFLAGS;
+# prints the warnings and errors, without line numbers, their paths
+# relative to the tree: ccache replays gcc's warnings with the paths of
+# the checkout that filled it, so a base from the cache and a head
+# compiled here would otherwise differ in every warning. KIND, MKFLAGS,
+# LABEL and arch are the caller's.
 warnings_at() {
 	local o=$1 c=$2 log=$3 rc=0
 	shift 3
-	checkout "$c"
 	# each commit with its own configuration: a build at the base would
 	# otherwise drop the series' options, which the head then asks for
 	if ! configure "$KIND" "$WT" "$o" >"$log" 2>&1; then
@@ -603,65 +602,112 @@ warnings_at() {
 		sed -E -e 's/:[0-9]+:([0-9]+:)?/:/' -e 's|^[^ :]*/series-check/linux/||' | sort -u
 }
 
-# files_arch ARCH: W=1 (and sparse, for the tests configuration) on the
-# changed C files that ARCH builds in the KIND configuration: the
-# warnings at the series' head, minus those the same files have at the
-# base (new files have no base: all their warnings count). A file counts
-# when its directory's Makefile names its object under an option that
-# the configuration turns on; the KUnit files that mm/ #includes are
-# checked with the file that includes them. Counts files in files_ok,
-# failed comparisons in files_bad.
-files_arch() {
-	local arch=$1 o=$WORK/obj/$1-$KIND before=() after=() c new frags
-	local name=$LABEL
-	load_arch "$arch"
-	mapfile -t frags < <(fragments tests)
-	if [ "$KIND" = debian ]; then
-		distro_cfg=$(debian_config) || { files_bad=$((files_bad + 1)); return 0; }
-	fi
-	checkout "${COMMITS[-1]}"
+# files_lists ARCH: with the head checked out, configure ARCH's KIND
+# objdir and list the changed C files it builds (FILES.after) and those
+# of them that the base has (FILES.before). A file counts when its
+# directory's Makefile names its object under an option that the
+# configuration turns on; the KUnit files that mm/ #includes are checked
+# with the file that includes them.
+files_lists() {
+	local arch=$1 o=$WORK/obj/$1-$KIND files=$WORK/files-$KIND-$1 c
+	files_setup "$arch" || return 1
+	: >"$files.after"
+	: >"$files.before"
+	: >"$WORK/warnings-$KIND-$arch-before"
 	if ! configure "$KIND" "$WT" "$o" >"$WORK/$KIND-$arch-config.log" 2>&1; then
-		problem "$name ($arch): the configuration at the head fails: $(tail -n1 "$WORK/$KIND-$arch-config.log")"
-		files_bad=$((files_bad + 1))
-		return 0
+		problem "$LABEL ($arch): the configuration at the head fails: $(tail -n1 "$WORK/$KIND-$arch-config.log")"
+		return 1
 	fi
 	for c in $(changed_files '*.c' AM | grep -v '^tools/' || true); do
 		case "$c" in arch/*) [[ "$c" == arch/"$SRCARCH"/* ]] || continue ;; esac
 		# an object under an option that this configuration leaves off
 		# (secretmem_cache.o on arm64) is not built here
 		obj_enabled "$o" "$c" || continue
-		after+=("${c%.c}.o")
-		git -C "$TREE" cat-file -e "$FROM:$c" 2>/dev/null && before+=("${c%.c}.o")
+		echo "${c%.c}.o" >>"$files.after"
+		! git -C "$TREE" cat-file -e "$FROM:$c" 2>/dev/null || echo "${c%.c}.o" >>"$files.before"
 	done
-	[ "${#after[@]}" -gt 0 ] || return 0
-	: >"$WORK/warnings-$KIND-$arch-before"
-	if [ "${#before[@]}" -gt 0 ]; then
-		warnings_at "$o" "$FROM" "$WORK/$KIND-$arch-before.log" "${before[@]}" \
-			>"$WORK/warnings-$KIND-$arch-before" || { files_bad=$((files_bad + 1)); return 0; }
-	fi
-	warnings_at "$o" "${COMMITS[-1]}" "$WORK/$KIND-$arch-after.log" "${after[@]}" \
-		>"$WORK/warnings-$KIND-$arch-after" || { files_bad=$((files_bad + 1)); return 0; }
-	new=$(comm -13 "$WORK/warnings-$KIND-$arch-before" "$WORK/warnings-$KIND-$arch-after")
-	if [ -n "$new" ]; then
-		problem "$name ($arch): new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
-		files_bad=$((files_bad + 1))
-	else
-		files_ok=$((files_ok + ${#after[@]}))
-	fi
 }
 
-# each_arch CMD: CMD ARCH for x86_64 and arm64, or for the arches that
-# SERIES_ARCHES names (the self-tests' cases that need one).
-each_arch() {
-	local a
-	for a in ${SERIES_ARCHES:-x86_64 arm64}; do "$1" "$a"; done
+# files_at_base ARCH: with the base checked out, the warnings of
+# FILES.before there (new files have no base: all their warnings count).
+# Before the head's: a new objdir builds its host programs first, and
+# their warnings are the same at both commits.
+files_at_base() {
+	local arch=$1 o=$WORK/obj/$1-$KIND files=$WORK/files-$KIND-$1
+	local -a before=()
+	files_setup "$arch" || return 1
+	mapfile -t before <"$files.before"
+	[ "${#before[@]}" -gt 0 ] || return 0
+	warnings_at "$o" "$FROM" "$WORK/$KIND-$arch-before.log" "${before[@]}" \
+		>"$WORK/warnings-$KIND-$arch-before"
+}
+
+# files_at_head ARCH: with the head checked out, the warnings of
+# FILES.after there.
+files_at_head() {
+	local arch=$1 o=$WORK/obj/$1-$KIND files=$WORK/files-$KIND-$1
+	local -a after=()
+	files_setup "$arch" || return 1
+	mapfile -t after <"$files.after"
+	[ "${#after[@]}" -gt 0 ] || return 0
+	warnings_at "$o" "${COMMITS[-1]}" "$WORK/$KIND-$arch-after.log" "${after[@]}" \
+		>"$WORK/warnings-$KIND-$arch-after"
+}
+
+# files_setup ARCH: the arch, and what configure needs for KIND.
+files_setup() {
+	load_arch "$1"
+	mapfile -t frags < <(fragments tests)
+	[ "$KIND" != debian ] || distro_cfg=$(debian_config)
+}
+
+# check_files: W=1 (and sparse, for the tests configuration) on the
+# changed C files that each arch builds in the KIND configuration: the
+# warnings at the series' head, minus those the same files have at the
+# base. The arches (x86_64 and arm64, or those SERIES_ARCHES names, for
+# the self-tests' cases) are configured, then built at the base and at
+# the head, side by side, each in a job of its own, as the bisect's
+# configurations are: most of such a build is make's walk, on one CPU.
+# Counts the files of the arches that pass in files_ok, the arches that
+# do not in files_bad.
+check_files() {
+	local arch step new n
+	local -a arches
+	local -A pid=() failed=()
+	read -r -a arches <<<"${SERIES_ARCHES:-x86_64 arm64}"
+	files_ok=0 files_bad=0
+	for step in lists at_base at_head; do
+		if [ "$step" = at_base ]; then checkout "$FROM"; else checkout "${COMMITS[-1]}"; fi
+		pid=()
+		for arch in "${arches[@]}"; do
+			[ -z "${failed[$arch]:-}" ] || continue
+			"files_$step" "$arch" &
+			pid[$arch]=$!
+		done
+		for arch in "${!pid[@]}"; do wait "${pid[$arch]}" || failed[$arch]=1; done
+	done
+	for arch in "${arches[@]}"; do
+		if [ -n "${failed[$arch]:-}" ]; then
+			files_bad=$((files_bad + 1))
+			bad=1
+			continue
+		fi
+		[ -s "$WORK/files-$KIND-$arch.after" ] || continue
+		new=$(comm -13 "$WORK/warnings-$KIND-$arch-before" "$WORK/warnings-$KIND-$arch-after")
+		if [ -n "$new" ]; then
+			problem "$LABEL ($arch): new warnings: $(head -n1 <<<"$new") ($(wc -l <<<"$new") in all)"
+			files_bad=$((files_bad + 1))
+		else
+			n=$(wc -l <"$WORK/files-$KIND-$arch.after")
+			files_ok=$((files_ok + n))
+		fi
+	done
 }
 
 check_sparse() {
 	need_cmd sparse
-	local KIND=tests LABEL=W=1/sparse MKFLAGS=(W=1 C=2)
-	files_ok=0 files_bad=0
-	each_arch files_arch
+	local KIND=tests LABEL=W=1/sparse MKFLAGS=(W=1 C=2) frags=()
+	check_files
 	row sparse "$files_ok" "$files_bad"
 }
 
@@ -692,9 +738,8 @@ debian_config() {
 # keep the kernel small, so code under those options is built too.
 check_distro() {
 	need_cmd apt-get dpkg-deb xz
-	local KIND=debian LABEL="distro W=1" MKFLAGS=(W=1) distro_cfg=
-	files_ok=0 files_bad=0
-	each_arch files_arch
+	local KIND=debian LABEL="distro W=1" MKFLAGS=(W=1) distro_cfg='' frags=()
+	check_files
 	row distro "$files_ok" "$files_bad"
 }
 
