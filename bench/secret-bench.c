@@ -7,14 +7,26 @@
  * For every variant the running kernel offers (plain memfd, memfd_secret(2),
  * MFD_SECRET EXCLUSIVE and UNCACHED) and every size (default 1 16 64 256
  * MiB) it maps a fresh file, writes one byte per page, and unmaps it,
- * REPEAT (5) times, interleaving the variants so that a slow spell of the
- * host hits all of them alike. It prints one tab-separated line per
- * variant and size, prefixed "BENCH", with the median of the runs for
- * the rates and times, and the counts summed over the runs per page (or
- * per run, for the splits):
+ * REPEAT (9) times. The runs of one size go in rounds, one run of each
+ * variant per round, in the variants' order and backwards in every other
+ * round, so that a variant's run sits next to plain memfd's of its round
+ * and a steady change in the host's speed favours neither. It prints one
+ * tab-separated line per variant and size, prefixed "BENCH", with the
+ * median of the runs for the rates and times, the counts summed over the
+ * runs per page (or per run, for the splits), and the variant against
+ * plain memfd: the median over the rounds of the round's ratio, of the
+ * fault rate and of the whole life (fault-in plus teardown time):
  *
  *   arch kernel variant size_mib faults_per_sec ipis_per_page
- *   dm_level2_splits dm_level3_splits teardown_ms
+ *   dm_level2_splits dm_level3_splits teardown_ms faults_vs_memfd
+ *   life_vs_memfd
+ *
+ * Under QEMU TCG on a shared host the host's speed changes by up to half
+ * within seconds, for every variant alike: a ratio of two medians can
+ * set one variant's fast runs against the other's slow ones, a ratio
+ * within a round cannot. After it one line per run, prefixed "RUN":
+ *
+ *   arch kernel variant size_mib round faults_per_sec teardown_ms
  *
  * ipis_per_page counts the TLB-flush IPIs the faulting CPU sends:
  * secret-bench runs on CPU 0 only and counts the csd:csd_queue_cpu trace
@@ -234,11 +246,12 @@ static int open_variant(enum variant v)
 	}
 }
 
-#define REPEAT		5
+#define REPEAT		9
 #define MAX_SIZES	8
 
 struct sample {
 	double faults_per_sec;
+	double fault_ms;
 	double teardown_ms;
 	long pages;
 	long ipis;		/* -1: not counted on this architecture */
@@ -300,6 +313,7 @@ static int measure(enum variant v, size_t len, struct sample *out)
 	}
 
 	out->pages = len / page;
+	out->fault_ms = t1 - t0;
 	out->faults_per_sec = out->pages / ((t1 - t0) / 1e3);
 	out->teardown_ms = t2 - t1;
 	return 0;
@@ -328,12 +342,17 @@ static void print_sum(long sum, double per)
 		printf("\t%ld", sum);
 }
 
-/* One line: medians of the rates and times, counts summed over the runs. */
+/*
+ * One line: medians of the rates and times, counts summed over the runs,
+ * and the medians of the rounds' ratios to plain memfd's runs @m (NULL
+ * where the kernel lacks it).
+ */
 static void report(const char *arch, const char *kernel, enum variant v,
-		   long size_mib, const struct sample *s, int n)
+		   long size_mib, const struct sample *s,
+		   const struct sample *m, int n)
 {
 	long ipis = 0, pages = 0, l2 = 0, l3 = 0, dm4k = 0;
-	double fps[REPEAT], td[REPEAT];
+	double fps[REPEAT], td[REPEAT], fr[REPEAT], lr[REPEAT];
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -353,7 +372,21 @@ static void report(const char *arch, const char *kernel, enum variant v,
 	print_sum(ipis, (double)pages);
 	print_sum(l2, 0);
 	print_sum(l3, 0);
-	printf("\t%.2f\n", median(td, n));
+	printf("\t%.2f", median(td, n));
+	if (m) {
+		for (i = 0; i < n; i++) {
+			fr[i] = s[i].faults_per_sec / m[i].faults_per_sec;
+			lr[i] = (s[i].fault_ms + s[i].teardown_ms) /
+				(m[i].fault_ms + m[i].teardown_ms);
+		}
+		printf("\t%.4f\t%.4f\n", median(fr, n), median(lr, n));
+	} else {
+		printf("\tNA\tNA\n");
+	}
+	for (i = 0; i < n; i++)
+		printf("RUN\t%s\t%s\t%s\t%ld\t%d\t%.0f\t%.2f\n", arch, kernel,
+		       variant_names[v], size_mib, i + 1, s[i].faults_per_sec,
+		       s[i].teardown_ms);
 	if (dm4k >= 0)
 		printf("DM4K\t%s\t%s\t%s\t%ld\t%ld\n", arch, kernel,
 		       variant_names[v], size_mib, dm4k);
@@ -390,7 +423,7 @@ int main(int argc, char **argv)
 	const char *kernel = argc > 1 ? argv[1] : "unknown";
 	int missing[NR_VARIANTS] = { 0 };
 	long sizes[MAX_SIZES];
-	int v, i, r, nsizes, ret;
+	int v, k, i, r, nsizes, ret;
 	const char *arch;
 	struct utsname u;
 	cpu_set_t cpu0;
@@ -418,7 +451,9 @@ int main(int argc, char **argv)
 	first_page(arch, kernel);
 	for (i = 0; i < nsizes; i++)
 		for (r = 0; r < REPEAT; r++)
-			for (v = 0; v < NR_VARIANTS; v++) {
+			for (k = 0; k < NR_VARIANTS; k++) {
+				/* every other round backwards */
+				v = r % 2 ? NR_VARIANTS - 1 - k : k;
 				if (missing[v])
 					continue;
 				ret = measure(v, sizes[i] << 20, &samples[v][i][r]);
@@ -433,7 +468,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (i = 0; i < nsizes; i++)
-			report(arch, kernel, v, sizes[i], samples[v][i], REPEAT);
+			report(arch, kernel, v, sizes[i], samples[v][i],
+			       missing[MEMFD] ? NULL : samples[MEMFD][i], REPEAT);
 	}
 	cache_report(arch, kernel);
 	if (dm1g_kb >= 0)
