@@ -628,30 +628,19 @@ files_lists() {
 	done
 }
 
-# files_at_base ARCH: with the base checked out, the warnings of
-# FILES.before there (new files have no base: all their warnings count).
-# Before the head's: a new objdir builds its host programs first, and
-# their warnings are the same at both commits.
-files_at_base() {
-	local arch=$1 o=$WORK/obj/$1-$KIND files=$WORK/files-$KIND-$1
-	local -a before=()
+# files_warnings ARCH WHICH COMMIT: with COMMIT checked out (the base for
+# FILES.before, the head for FILES.after), the warnings of those files
+# there. The base is built first: a new objdir builds its host programs
+# first, and their warnings are the same at both commits. New files have
+# no base: all their warnings count.
+files_warnings() {
+	local arch=$1 which=$2 o=$WORK/obj/$1-$KIND
+	local -a objs=()
 	files_setup "$arch" || return 1
-	mapfile -t before <"$files.before"
-	[ "${#before[@]}" -gt 0 ] || return 0
-	warnings_at "$o" "$FROM" "$WORK/$KIND-$arch-before.log" "${before[@]}" \
-		>"$WORK/warnings-$KIND-$arch-before"
-}
-
-# files_at_head ARCH: with the head checked out, the warnings of
-# FILES.after there.
-files_at_head() {
-	local arch=$1 o=$WORK/obj/$1-$KIND files=$WORK/files-$KIND-$1
-	local -a after=()
-	files_setup "$arch" || return 1
-	mapfile -t after <"$files.after"
-	[ "${#after[@]}" -gt 0 ] || return 0
-	warnings_at "$o" "${COMMITS[-1]}" "$WORK/$KIND-$arch-after.log" "${after[@]}" \
-		>"$WORK/warnings-$KIND-$arch-after"
+	mapfile -t objs <"$WORK/files-$KIND-$arch.$which"
+	[ "${#objs[@]}" -gt 0 ] || return 0
+	warnings_at "$o" "$3" "$WORK/$KIND-$arch-$which.log" "${objs[@]}" \
+		>"$WORK/warnings-$KIND-$arch-$which"
 }
 
 # files_setup ARCH: the arch, and what configure needs for KIND.
@@ -671,17 +660,22 @@ files_setup() {
 # Counts the files of the arches that pass in files_ok, the arches that
 # do not in files_bad.
 check_files() {
-	local arch step new n
+	local arch step c new n
 	local -a arches
 	local -A pid=() failed=()
 	read -r -a arches <<<"${SERIES_ARCHES:-x86_64 arm64}"
 	files_ok=0 files_bad=0
-	for step in lists at_base at_head; do
-		if [ "$step" = at_base ]; then checkout "$FROM"; else checkout "${COMMITS[-1]}"; fi
+	for step in lists before after; do
+		if [ "$step" = before ]; then c=$FROM; else c=${COMMITS[-1]}; fi
+		checkout "$c"
 		pid=()
 		for arch in "${arches[@]}"; do
 			[ -z "${failed[$arch]:-}" ] || continue
-			"files_$step" "$arch" &
+			if [ "$step" = lists ]; then
+				files_lists "$arch" &
+			else
+				files_warnings "$arch" "$step" "$c" &
+			fi
 			pid[$arch]=$!
 		done
 		for arch in "${!pid[@]}"; do wait "${pid[$arch]}" || failed[$arch]=1; done
