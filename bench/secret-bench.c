@@ -6,13 +6,15 @@
  *
  * For every variant the running kernel offers (plain memfd, memfd_secret(2),
  * MFD_SECRET EXCLUSIVE and UNCACHED) and every size (default 1 16 64 256
- * MiB) it maps a fresh file, writes one byte per page, and unmaps it,
- * REPEAT (9) times. The runs of one size go in rounds, one run of each
- * variant per round, in the variants' order and backwards in every other
- * round, so that a variant's run sits next to plain memfd's of its round
- * and a steady change in the host's speed favours neither. It prints one
- * tab-separated line per variant and size, prefixed "BENCH", with the
- * median of the runs for the rates and times, the counts summed over the
+ * MiB) it maps a fresh file, writes one byte per page, and unmaps it;
+ * a run does that with as many files as it takes to fault in RUN_MIB (64
+ * MiB), one after the other. Each size gets REPEAT (9) runs of each
+ * variant, in rounds of one run per variant, in run_order and backwards
+ * in every other round, so that MFD_SECRET's runs sit next to plain
+ * memfd's of their round and a steady change in the host's speed favours
+ * neither. It prints one tab-separated line per variant and size,
+ * prefixed "BENCH", with the median of the runs for the rates and times
+ * (the teardown time is per file), the counts summed over the
  * runs per page (or per run, for the splits), and the variant against
  * plain memfd: the median over the rounds of the round's ratio, of the
  * fault rate and of the whole life (fault-in plus teardown time):
@@ -248,6 +250,27 @@ static int open_variant(enum variant v)
 
 #define REPEAT		9
 #define MAX_SIZES	8
+/*
+ * A run faults at least RUN_MIB: a smaller size is faulted in that many
+ * times over, a fresh file each time. A single 1 MiB file takes about as
+ * long to fault in as one slice of the host's scheduler, so a run that
+ * short measures the host more than the kernel.
+ */
+#define RUN_MIB		64
+
+/*
+ * The order of a round: the block cache's variants next to plain memfd,
+ * whichever way the round goes, and mainline's, which takes longest,
+ * at the far end.
+ */
+static const enum variant run_order[NR_VARIANTS] = {
+	MEMFD, MFD_EXCLUSIVE, MFD_UNCACHED, MEMFD_SECRET,
+};
+
+static int files(long size_mib)
+{
+	return size_mib >= RUN_MIB || size_mib < 1 ? 1 : RUN_MIB / size_mib;
+}
 
 struct sample {
 	double faults_per_sec;
@@ -265,12 +288,21 @@ static long delta(long before, long after)
 	return before < 0 || after < 0 ? -1 : after - before;
 }
 
-/* One run: map a fresh file of LEN bytes, touch every page, unmap it. */
-static int measure(enum variant v, size_t len, struct sample *out)
+/* a count and more of it, -1 where either was not counted */
+static long sum(long a, long b)
+{
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/*
+ * One file: map a fresh file of LEN bytes, touch every page, unmap it.
+ * Adds what it measured to @out.
+ */
+static int measure_file(enum variant v, size_t len, struct sample *out)
 {
 	size_t page = sysconf(_SC_PAGESIZE), i;
 	long size_mib = len >> 20;
-	long l2_0, l3_0, dm4k_0;
+	long l2_0, l3_0, dm4k_0, dm4k;
 	struct cache_stats st;
 	double t0, t1, t2;
 	char *p;
@@ -298,24 +330,47 @@ static int measure(enum variant v, size_t len, struct sample *out)
 	for (i = 0; i < len; i += page)
 		p[i] = 1;
 	t1 = now_ms();
-	out->ipis = tlb_ipis_stop();
-	out->l2_splits = delta(l2_0, vmstat_get("direct_map_level2_splits"));
-	out->l3_splits = delta(l3_0, vmstat_get("direct_map_level3_splits"));
-	out->dm4k_kb = delta(dm4k_0, meminfo_kb("DirectMap4k"));
+	out->ipis = sum(out->ipis, tlb_ipis_stop());
+	out->l2_splits = sum(out->l2_splits,
+			     delta(l2_0, vmstat_get("direct_map_level2_splits")));
+	out->l3_splits = sum(out->l3_splits,
+			     delta(l3_0, vmstat_get("direct_map_level3_splits")));
+	dm4k = delta(dm4k_0, meminfo_kb("DirectMap4k"));
+	if (dm4k < 0 || (out->dm4k_kb >= 0 && dm4k > out->dm4k_kb))
+		out->dm4k_kb = dm4k;
 	munmap(p, len);
 	close(fd);
 	t2 = now_ms();
-	/* where there is a cache, the next run starts once it has settled */
+	/* where there is a cache, the next file starts once it has settled */
 	if (cache_stats(&st) && !settle()) {
 		fprintf(stderr, "%s %ld MiB: the secret memory cache did not settle\n",
 			variant_names[v], size_mib);
 		return -2;
 	}
 
-	out->pages = len / page;
-	out->fault_ms = t1 - t0;
-	out->faults_per_sec = out->pages / ((t1 - t0) / 1e3);
-	out->teardown_ms = t2 - t1;
+	out->pages += len / page;
+	out->fault_ms += t1 - t0;
+	out->teardown_ms += t2 - t1;
+	return 0;
+}
+
+/*
+ * One run: FILES files of LEN bytes, one after the other. The rate is
+ * over all their faults, the teardown time per file, the counts summed
+ * and DirectMap4k's growth the largest in one file.
+ */
+static int measure(enum variant v, size_t len, int files, struct sample *out)
+{
+	int i, ret;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < files; i++) {
+		ret = measure_file(v, len, out);
+		if (ret)
+			return ret;
+	}
+	out->faults_per_sec = out->pages / (out->fault_ms / 1e3);
+	out->teardown_ms /= files;
 	return 0;
 }
 
@@ -406,7 +461,7 @@ static void first_page(const char *arch, const char *kernel)
 {
 	struct sample s;
 
-	if (measure(MEMFD_SECRET, sysconf(_SC_PAGESIZE), &s))
+	if (measure(MEMFD_SECRET, sysconf(_SC_PAGESIZE), 1, &s))
 		return;
 	printf("FIRST\t%s\t%s", arch, kernel);
 	print_sum(s.ipis, 0);
@@ -453,10 +508,11 @@ int main(int argc, char **argv)
 		for (r = 0; r < REPEAT; r++)
 			for (k = 0; k < NR_VARIANTS; k++) {
 				/* every other round backwards */
-				v = r % 2 ? NR_VARIANTS - 1 - k : k;
+				v = run_order[r % 2 ? NR_VARIANTS - 1 - k : k];
 				if (missing[v])
 					continue;
-				ret = measure(v, sizes[i] << 20, &samples[v][i][r]);
+				ret = measure(v, sizes[i] << 20, files(sizes[i]),
+					      &samples[v][i][r]);
 				if (ret == -2)
 					return 1;
 				if (ret < 0)

@@ -209,7 +209,7 @@ kbuild_image() {
 	run_logged "$3" kmake "$1" "$2" -j"$(nproc)" "$(basename "$KERNEL_IMAGE")"
 }
 
-# The worktree of build/linux that series-check and bench check commits
+# The worktree of build/linux that series-check checks commits
 # out in, so that build/linux itself is never touched. It sits at the same
 # depth as build/linux, its builds in obj/ beside it, so that ccache (with
 # CCACHE_BASEDIR) sees the same relative paths as for build/obj/.
