@@ -85,8 +85,10 @@ heartbeat() {
 stamp_common() {
 	{
 		local c
+		# sed, not head: head can exit before --version has written
+		# all, and the SIGPIPE that kills it fails the pipeline
 		for c in gcc aarch64-linux-gnu-gcc ld make sparse; do
-			command -v "$c" >/dev/null && "$c" --version 2>&1 | head -n1
+			command -v "$c" >/dev/null && "$c" --version 2>&1 | sed -n 1p
 		done
 		git -C "$TREE" rev-parse -q --verify 'base^{tree}' 2>/dev/null || echo "no base"
 		cat "$TOP/scripts/lib.sh" "$TOP"/arch/*.conf "$@"
