@@ -50,6 +50,20 @@ main() {
 		case "$src" in
 		kernel:*) build_one "$coll" "$test" "${src#kernel:}" ;;
 		harness:*) install -D -m 0755 "$TOP/${src#harness:}" "$INST/$coll/$test" ;;
+		cc:*)
+			mkdir -p "$INST/$coll"
+			"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -isystem "$HDRS" \
+				-o "$INST/$coll/$test" "$TOP/${src#cc:}" ||
+				die "selftests.list: ${src#cc:} does not build for $arch"
+			;;
+		so:*)
+			# a shared object beside the tests, not a test itself
+			mkdir -p "$INST/$coll"
+			"${CROSS_COMPILE}gcc" -shared -fPIC -O2 -Wall -Wextra -Werror -isystem "$HDRS" \
+				-o "$INST/$coll/$test" "$TOP/${src#so:}" ||
+				die "selftests.list: ${src#so:} does not build for $arch"
+			continue
+			;;
 		*) die "selftests.list: bad source '$src' for $name" ;;
 		esac
 		echo "$coll:$test" >>"$INST/kselftest-list.txt"

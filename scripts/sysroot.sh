@@ -1,16 +1,17 @@
 #!/bin/bash
 # sysroot.sh ARCH: the guest's userland pieces from Debian, for any arch:
-# busybox-static (the guest's shell and tools) and libcap-dev (static
-# libcap for mm/memfd_secret). The .debs are downloaded and unpacked into
-# build/sysroot/DEB_ARCH, never installed.
+# busybox-static (the guest's shell and tools), libcap-dev (static
+# libcap for mm/memfd_secret), and trinity with the libc6 it links
+# against (the fuzzer that tests/trinity runs). The .debs are downloaded
+# and unpacked into build/sysroot/DEB_ARCH, never installed.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: sysroot.sh ARCH}
 load_arch "$arch"
 SYSROOT=$BUILD/sysroot/$DEB_ARCH
-PKGS=(busybox-static libcap-dev)
+PKGS=(busybox-static libcap-dev trinity libc6)
 
-[ -f "$SYSROOT/.done" ] && exit 0
+[ "$(cat "$SYSROOT/.done" 2>/dev/null)" = "${PKGS[*]}" ] && exit 0
 need_cmd apt-get dpkg-deb
 say "fetching ${PKGS[*]} for $DEB_ARCH from Debian"
 rm -rf "$SYSROOT" "$SYSROOT.debs"
@@ -22,4 +23,5 @@ for d in "$SYSROOT.debs"/*.deb; do
 done
 rm -rf "$SYSROOT.debs"
 [ -x "$SYSROOT/bin/busybox" ] || die "busybox-static:$DEB_ARCH has no /bin/busybox"
-touch "$SYSROOT/.done"
+[ -x "$SYSROOT/usr/bin/trinity" ] || die "trinity:$DEB_ARCH has no /usr/bin/trinity"
+echo "${PKGS[*]}" >"$SYSROOT/.done"
