@@ -17,7 +17,7 @@ STAMP=$BUILD/initramfs/$arch.stamp
 inputs() {
 	git -C "$TREE" rev-parse HEAD
 	git -C "$TREE" diff HEAD -- tools include/uapi "arch/$SRCARCH/include/uapi" scripts
-	cat "$TOP/selftests.list" "$TOP/guest/init" "$TOP"/examples/*.c "$TOP"/tests/trinity/*.c
+	cat "$TOP/selftests.list" "$TOP/guest/init" "$TOP"/examples/*.c "$TOP"/tests/trinity/*.c "$TOP"/tests/stress-ng/*.sh
 	stamp_common "$TOP"/scripts/{userland,selftests,examples,initramfs,sysroot}.sh
 }
 
